@@ -1,0 +1,213 @@
+"""What a rule asks while it visits a unit: is this code traced, what is this name, this value."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from jaxlint.config import Config
+from jaxlint.diagnostics import Span
+from jaxlint.jax_api import TraceKind
+from jaxlint.names import dotted_cst
+from jaxlint.scope import FunctionInfo, ModuleIndex
+from jaxlint.values import FunctionValues, Kind
+
+if TYPE_CHECKING:
+    from jaxlint.fixes.edits import Edit
+    from jaxlint.rules.base import Rule
+
+
+@dataclass(eq=False)
+class Frame:
+    """A function being visited, with its value analysis built on first use."""
+
+    node: cst.FunctionDef | cst.Lambda
+    info: FunctionInfo
+    parent: Frame | None
+    resolve_global: object
+    _values: FunctionValues | None = None
+
+    @property
+    def values(self) -> FunctionValues:
+        if self._values is None:
+            parent_values = self.parent.values if self.parent is not None else None
+            self._values = FunctionValues(
+                self.node,
+                self.info,
+                traced=self.info.trace is not None,
+                parent=parent_values,
+                resolve=self.resolve_global,  # type: ignore[arg-type]
+            )
+        return self._values
+
+    @property
+    def traced(self) -> bool:
+        return self.info.trace is not None
+
+
+@dataclass
+class Finding:
+    """A rule's report before it becomes a Diagnostic: keeps the nodes so a fix can edit them."""
+
+    rule: type[Rule]
+    node: cst.CSTNode | None  # None when anchored on a span the index found
+    span: Span
+    message: str
+    function: FunctionInfo | None
+    fix: Edit | None = None
+    fix_description: str | None = None
+    header_lines: list[int] = field(default_factory=list)
+    fix_region: tuple[int, int] | None = None  # lines the fix's edit touches
+
+
+class UnitContext:
+    """Shared state of one traversal over one unit (a statement holding traced functions)."""
+
+    def __init__(
+        self,
+        index: ModuleIndex,
+        config: Config,
+        path: str,
+        wrapper: MetadataWrapper,
+        line_offset: int,
+        functions: list[FunctionInfo],
+    ) -> None:
+        self.index = index
+        self.config = config
+        self.path = path
+        self.wrapper = wrapper
+        self.line_offset = line_offset
+        self._functions = iter(functions)
+        self._positions = None
+        self.frame: Frame | None = None
+        self.findings: list[Finding] = []
+
+    # -- traversal bookkeeping (called by the engine) -------------------------------------------
+
+    def enter_function(self, node: cst.FunctionDef | cst.Lambda) -> None:
+        info = next(self._functions)
+        self.frame = Frame(node, info, self.frame, self.resolve)
+
+    def leave_function(self) -> None:
+        assert self.frame is not None
+        self.frame = self.frame.parent
+
+    # -- queries for rules ----------------------------------------------------------------------
+
+    @property
+    def function(self) -> FunctionInfo | None:
+        """The innermost function around the node being visited."""
+        return self.frame.info if self.frame is not None else None
+
+    @property
+    def traced(self) -> bool:
+        """True inside a function body that JAX traces (SPEC §2)."""
+        return self.frame is not None and self.frame.traced
+
+    @property
+    def abstract(self) -> bool:
+        """True where values are abstract (jit, vmap, lax bodies), not just autodiff tracers."""
+        return self.frame is not None and self.frame.info.trace == TraceKind.ABSTRACT
+
+    def verify_target(self) -> str | None:
+        """What verification runs for an edit here: the outermost def, as `f` or `Class.method`."""
+        frame = self.frame
+        if frame is None:
+            return None
+        while frame.parent is not None:
+            frame = frame.parent
+        info = frame.info
+        if info.name == "<lambda>":
+            return None
+        if info.class_info is not None:
+            return f"{info.class_info.node.name}.{info.name}"
+        return info.name
+
+    def resolve(self, expression: cst.BaseExpression) -> str | None:
+        """Qualified name of a Name/Attribute reference, through imports; None if local."""
+        dotted = dotted_cst(expression)
+        if dotted is None:
+            return None
+        if dotted in self.index.jit_decorators:
+            return dotted
+        head = dotted.split(".")[0]
+        frame = self.frame
+        while frame is not None:
+            if head in frame.info.local_names:
+                return None
+            frame = frame.parent
+        return self.index.imports.resolve(dotted)
+
+    def kind(self, expression: cst.BaseExpression) -> Kind:
+        """The kind of value an expression holds in the current function."""
+        if self.frame is None:
+            return Kind.STATIC
+        return self.frame.values.kind(expression)
+
+    def element_kind(self, iterable: cst.BaseExpression) -> Kind | list[Kind]:
+        if self.frame is None:
+            return Kind.STATIC
+        return self.frame.values.element_kinds(iterable)
+
+    def span(self, node: cst.CSTNode, end_node: cst.CSTNode | None = None) -> Span:
+        """File span of a node (or from `node` to the end of `end_node`)."""
+        if self._positions is None:
+            self._positions = self.wrapper.resolve(PositionProvider)
+        start = self._positions[node].start
+        end = self._positions[end_node or node].end
+        return Span(
+            start.line + self.line_offset,
+            start.column + 1,
+            end.line + self.line_offset,
+            end.column + 1,
+        )
+
+    def report_span(self, rule: Rule, span: Span, message: str) -> None:
+        """Record a finding anchored on a span found by the index (e.g. a `jax.jit(f)` call)."""
+        self.findings.append(
+            Finding(
+                rule=type(rule),
+                node=None,
+                span=span,
+                message=message,
+                function=self.function,
+                header_lines=[span.line],
+            )
+        )
+
+    def report(
+        self,
+        rule: Rule,
+        node: cst.CSTNode,
+        message: str,
+        *,
+        end_node: cst.CSTNode | None = None,
+        fix: Edit | None = None,
+        fix_description: str | None = None,
+    ) -> None:
+        region = None
+        replacements = getattr(fix, "replacements", None)
+        if replacements:
+            spans = [self.span(node) for node in replacements]
+            region = (min(s.line for s in spans), max(s.end_line for s in spans))
+        header_lines = []
+        frame = self.frame
+        while frame is not None:
+            header_lines += frame.info.header_lines
+            frame = frame.parent
+        self.findings.append(
+            Finding(
+                rule=type(rule),
+                node=node,
+                span=self.span(node, end_node),
+                message=message,
+                function=self.function,
+                fix=fix,
+                fix_description=fix_description,
+                header_lines=header_lines,
+                fix_region=region,
+            )
+        )

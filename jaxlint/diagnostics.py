@@ -1,0 +1,99 @@
+"""Frozen value types every layer shares: spans, fixes and diagnostics."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+Severity = Literal["error", "warning", "info"]
+FixKind = Literal["safe", "verified", "suggestion"]
+
+SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
+FIX_KINDS: tuple[FixKind, ...] = ("safe", "verified", "suggestion")
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """A source range: 1-based lines, 1-based columns, end exclusive (as editors show them)."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A rewrite attached to a diagnostic, with its safety grade and what became of it."""
+
+    kind: FixKind
+    description: str
+    applied: bool = False
+    verification: Mapping[str, Any] | None = field(default=None, compare=False)
+    # Why a fix was not applied, e.g. "not verified: install jaxlint[verify]".
+    note: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The `fix` object of SPEC §6's JSON contract."""
+        return {
+            "kind": self.kind,
+            "description": self.description,
+            "applied": self.applied,
+            "verification": dict(self.verification) if self.verification is not None else None,
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One finding: a rule code anchored on a span of a file."""
+
+    code: str
+    severity: Severity
+    message: str
+    path: str
+    span: Span
+    fix: Fix | None = None
+    # Notebooks: the 1-based cell index the span refers to (span lines are then cell lines).
+    cell: int | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def line(self) -> int:
+        return self.span.line
+
+    @property
+    def column(self) -> int:
+        return self.span.column
+
+    @property
+    def end_line(self) -> int:
+        return self.span.end_line
+
+    @property
+    def end_column(self) -> int:
+        return self.span.end_column
+
+    def with_fix(self, fix: Fix | None) -> Diagnostic:
+        return replace(self, fix=fix)
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.path, self.span.line, self.span.column, self.code)
+
+    def to_json(self) -> dict[str, Any]:
+        """One element of the `--output-format json` array (SPEC §6)."""
+        out: dict[str, Any] = {
+            "code": self.code,
+            "severity": self.severity,
+            "message": self.message,
+            "path": self.path,
+            "line": self.span.line,
+            "column": self.span.column,
+            "end_line": self.span.end_line,
+            "end_column": self.span.end_column,
+            "fix": self.fix.to_json() if self.fix is not None else None,
+        }
+        if self.cell is not None:
+            out["cell"] = self.cell
+        return out

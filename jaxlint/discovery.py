@@ -1,0 +1,152 @@
+"""Command-line PATHS → the files to lint, honouring excludes and `.gitignore` files."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+
+from jaxlint.config import DEFAULT_EXCLUDES, Config
+
+LINTED_SUFFIXES = (".py", ".ipynb")
+
+
+@dataclass(frozen=True)
+class Discovery:
+    """The files found, in sorted order, and the problems met on the way (one message each)."""
+
+    files: tuple[Path, ...]
+    errors: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _IgnoreFile:
+    """The patterns of one `.gitignore`, which apply to paths below its folder."""
+
+    folder: Path
+    spec: pathspec.PathSpec
+
+    def decision(self, path: Path, is_dir: bool) -> bool | None:
+        """True (ignored), False (re-included by `!`) or None (no pattern matches)."""
+        try:
+            relative = path.relative_to(self.folder).as_posix()
+        except ValueError:
+            return None
+        if is_dir:
+            relative += "/"
+        decision = None
+        # Git's rule: the last matching pattern of a file wins.
+        for pattern in self.spec.patterns:
+            if pattern.include is not None and pattern.match_file(relative):
+                decision = pattern.include
+        return decision
+
+
+def _read_ignore_file(folder: Path, name: str = ".gitignore") -> _IgnoreFile | None:
+    candidate = folder / name
+    try:
+        lines = candidate.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    return _IgnoreFile(folder, pathspec.GitIgnoreSpec.from_lines(lines))
+
+
+def _is_ignored(path: Path, is_dir: bool, ignore_files: Sequence[_IgnoreFile]) -> bool:
+    # The deepest .gitignore with an opinion decides, as in git.
+    for ignore_file in reversed(ignore_files):
+        decision = ignore_file.decision(path, is_dir)
+        if decision is not None:
+            return decision
+    return False
+
+
+def _repository_root(folder: Path) -> Path | None:
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def _ancestor_ignore_files(folder: Path, config: Config) -> list[_IgnoreFile]:
+    """The `.gitignore` files above `folder`, up to the repository or config root, outer first."""
+    root = _repository_root(folder)
+    if root is None and config.root is not None and folder.is_relative_to(config.root):
+        root = config.root
+    if root is None:
+        return []
+    found = []
+    info_exclude = _read_ignore_file(root / ".git" / "info", "exclude")
+    if info_exclude is not None:
+        found.append(_IgnoreFile(root, info_exclude.spec))
+    for candidate in reversed(folder.parents):
+        if candidate.is_relative_to(root):
+            ignore_file = _read_ignore_file(candidate)
+            if ignore_file is not None:
+                found.append(ignore_file)
+    return found
+
+
+def _walk(
+    folder: Path,
+    config: Config,
+    ignore_files: list[_IgnoreFile],
+    visited: set[str],
+    files: list[Path],
+    errors: list[str],
+) -> None:
+    real = os.path.realpath(folder)
+    if real in visited:  # a symlink loop, or the same folder named twice
+        return
+    visited.add(real)
+    own = _read_ignore_file(folder)
+    if own is not None:
+        ignore_files = [*ignore_files, own]
+    try:
+        with os.scandir(folder) as entries:
+            children = sorted(entries, key=lambda entry: entry.name)
+    except OSError as error:
+        errors.append(f"{folder}: cannot read folder: {error.strerror or error}")
+        return
+    absolute_folder = Path(os.path.abspath(folder))
+    for entry in children:
+        path = folder / entry.name
+        absolute = absolute_folder / entry.name
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            continue
+        if is_dir:
+            if entry.name in DEFAULT_EXCLUDES or config.is_excluded(path):
+                continue
+            if _is_ignored(absolute, True, ignore_files):
+                continue
+            _walk(path, config, ignore_files, visited, files, errors)
+        elif entry.name.endswith(LINTED_SUFFIXES):
+            if config.is_excluded(path) or _is_ignored(absolute, False, ignore_files):
+                continue
+            files.append(path)
+
+
+def discover(paths: Iterable[str | Path], config: Config) -> Discovery:
+    """The files under `paths` (default `.`): folders are walked, named files always kept."""
+    roots = [Path(p) for p in paths] or [Path(".")]
+    files: list[Path] = []
+    errors: list[str] = []
+    visited: set[str] = set()
+    for root in roots:
+        if root.is_dir():
+            absolute = Path(os.path.abspath(root))
+            inherited = _ancestor_ignore_files(absolute, config)
+            _walk(root, config, inherited, visited, files, errors)
+        elif root.exists():
+            files.append(root)
+        else:
+            errors.append(f"{root}: no such file or folder")
+    unique: dict[str, Path] = {}
+    for path in files:
+        unique.setdefault(os.path.realpath(path), path)
+    ordered = sorted(unique.values(), key=lambda path: path.as_posix())
+    return Discovery(files=tuple(ordered), errors=tuple(errors))

@@ -1,0 +1,255 @@
+"""Source → diagnostics: cheap text and `ast` pre-passes, then one batched libcst traversal.
+
+Only the statements that hold traced (or jit-wrapped) functions reach libcst, each parsed on its
+own: libcst parses ~20x slower than `ast`, and most of a JAX library is never traced.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper
+
+from jaxlint import suppression
+from jaxlint.config import Config
+from jaxlint.context import Finding, UnitContext
+from jaxlint.diagnostics import Diagnostic, Span
+from jaxlint.registry import ENGINE_CODES, all_rules
+from jaxlint.rules.base import Rule
+from jaxlint.scope import FunctionInfo, ModuleIndex, build_index
+from jaxlint.unit_summary import summarize
+
+# A file that mentions none of these cannot hold a hazard jaxlint knows about.
+JAX_MARKERS = ("jax", "equinox", "flax")
+_LINE_BREAK = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
+_FUNCTION_NODES = ("FunctionDef", "Lambda")
+
+
+@dataclass(frozen=True)
+class LintResult:
+    """Diagnostics of one source text, and its rewritten text when fixes were applied."""
+
+    diagnostics: list[Diagnostic]
+    fixed_source: str | None = None
+    findings: list[Finding] = field(default_factory=list, compare=False, repr=False)
+
+
+@dataclass
+class AnalyzedSource:
+    """A parsed source with its index and the findings of every enabled rule."""
+
+    source: str
+    lines: list[str]
+    index: ModuleIndex | None
+    findings: list[Finding]
+    syntax_error: Diagnostic | None = None
+
+
+def split_lines(source: str) -> list[str]:
+    """Lines as Python's tokenizer counts them (form feeds and other separators stay inside)."""
+    lines = _LINE_BREAK.split(source)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def mentions_jax(source: str, config: Config) -> bool:
+    """Cheap text check: can this file hold anything jaxlint looks at?"""
+    markers = JAX_MARKERS + tuple(d.split(".")[0] for d in config.jit_decorators)
+    return any(marker in source for marker in markers)
+
+
+def enabled_rules(config: Config, path: str) -> list[type[Rule]]:
+    codes = config.enabled_codes(path)
+    return [rule for code, rule in all_rules().items() if code in codes]
+
+
+def analyze(source: str, path: str, config: Config, rules: list[type[Rule]]) -> AnalyzedSource:
+    """Parse, index, and run `rules` over every unit that holds traced code."""
+    lines = split_lines(source)
+    try:
+        tree = ast.parse(source, filename=path)
+    except (SyntaxError, ValueError) as error:
+        return AnalyzedSource(source, lines, None, [], syntax_error=_syntax_error(error, path))
+    index = build_index(tree, config.jit_decorators, lines)
+    findings: list[Finding] = []
+    if not rules:
+        return AnalyzedSource(source, lines, index, findings)
+    starts = [_start_line(f) for f in index.functions]
+    for first, last, _ in index.units():
+        low, high = bisect.bisect_left(starts, first), bisect.bisect_right(starts, last)
+        functions = index.functions[low:high]
+        summary = summarize(functions, index.imports)
+        unit_rules = [rule for rule in rules if rule.may_apply(summary)]
+        if not unit_rules:
+            continue
+        segment, offset = _segment(lines, first, last)
+        try:
+            module = cst.parse_module(segment)
+        except cst.ParserSyntaxError as error:
+            message = f"libcst cannot parse this code: {error.message}"
+            span = Span(first, 1, first, 1)
+            return AnalyzedSource(
+                source, lines, index, [], syntax_error=_engine_diagnostic(path, span, message)
+            )
+        findings += run_rules(module, index, config, path, offset, functions, unit_rules)
+    return AnalyzedSource(source, lines, index, findings)
+
+
+def analyze_module(
+    source: str, path: str, config: Config, rules: list[type[Rule]]
+) -> tuple[AnalyzedSource, cst.Module | None]:
+    """Like `analyze`, but over one libcst tree of the whole file, so fixes can edit it."""
+    lines = split_lines(source)
+    try:
+        tree = ast.parse(source, filename=path)
+        module = cst.parse_module(source)
+    except (SyntaxError, ValueError) as error:
+        return AnalyzedSource(
+            source, lines, None, [], syntax_error=_syntax_error(error, path)
+        ), None
+    except cst.ParserSyntaxError as error:
+        span = Span(error.raw_line, error.raw_column + 1, error.raw_line, error.raw_column + 1)
+        diagnostic = _engine_diagnostic(path, span, f"libcst cannot parse: {error.message}")
+        return AnalyzedSource(source, lines, None, [], syntax_error=diagnostic), None
+    index = build_index(tree, config.jit_decorators, lines)
+    findings = run_rules(module, index, config, path, 0, index.functions, rules) if rules else []
+    return AnalyzedSource(source, lines, index, findings), module
+
+
+def run_rules(
+    module: cst.Module,
+    index: ModuleIndex,
+    config: Config,
+    path: str,
+    line_offset: int,
+    functions: list[FunctionInfo],
+    rules: Iterable[type[Rule]],
+) -> list[Finding]:
+    """One batched traversal of `module` by every rule; returns their findings."""
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    context = UnitContext(index, config, path, wrapper, line_offset, functions)
+    module.visit(_BatchedTraversal(context, [rule(context) for rule in rules]))
+    return context.findings
+
+
+def lint_source(
+    source: str,
+    path: str,
+    config: Config,
+    *,
+    fix: bool = False,
+    unsafe_fixes: bool = False,
+    verify: bool = True,
+) -> LintResult:
+    """Lint one source text; with `fix`, also rewrite it (see jaxlint.fixes)."""
+    if suppression.file_is_skipped(source) or not mentions_jax(source, config):
+        return LintResult([])
+    rules = enabled_rules(config, path)
+    if fix:
+        from jaxlint.fixes.pipeline import fix_source
+
+        return fix_source(source, path, config, rules, unsafe_fixes=unsafe_fixes, verify=verify)
+    from jaxlint.fixes.pipeline import fix_status_for_check
+
+    analyzed = analyze(source, path, config, rules)
+    diagnostics = to_diagnostics(analyzed, path, config, fixes=fix_status_for_check)
+    return LintResult(diagnostics, findings=analyzed.findings)
+
+
+def to_diagnostics(
+    analyzed: AnalyzedSource,
+    path: str,
+    config: Config,
+    fixes: Callable[[Finding], object] | None = None,
+) -> list[Diagnostic]:
+    """Findings → sorted, unsuppressed Diagnostics (with their fix outcome when given)."""
+    if analyzed.syntax_error is not None:
+        if "JAX000" in config.enabled_codes(path):
+            return [analyzed.syntax_error]
+        return []
+    diagnostics = []
+    for finding in analyzed.findings:
+        code = finding.rule.code
+        if suppression.is_suppressed(code, finding.span.line, analyzed.lines, finding.header_lines):
+            continue
+        diagnostics.append(
+            Diagnostic(
+                code=code,
+                severity=finding.rule.severity,
+                message=finding.message,
+                path=path,
+                span=finding.span,
+                fix=fixes(finding) if fixes is not None else None,  # type: ignore[arg-type]
+            )
+        )
+    return sorted(set(diagnostics), key=Diagnostic.sort_key)
+
+
+class _BatchedTraversal(cst.CSTVisitor):
+    """Dispatches each node to every rule that visits its type, keeping function frames."""
+
+    def __init__(self, context: UnitContext, rules: list[Rule]) -> None:
+        super().__init__()
+        self.context = context
+        self.visitors: dict[str, list[Callable[[cst.CSTNode], object]]] = {}
+        self.leavers: dict[str, list[Callable[[cst.CSTNode], object]]] = {}
+        for rule in rules:
+            for node_type in type(rule).visited_node_types():
+                for prefix, table in (("visit_", self.visitors), ("leave_", self.leavers)):
+                    method = getattr(rule, prefix + node_type, None)
+                    if method is not None:
+                        table.setdefault(node_type, []).append(method)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        name = type(node).__name__
+        if name in _FUNCTION_NODES:
+            self.context.enter_function(node)  # type: ignore[arg-type]
+        for method in self.visitors.get(name, ()):
+            method(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        name = type(original_node).__name__
+        for method in self.leavers.get(name, ()):
+            method(original_node)
+        if name in _FUNCTION_NODES:
+            self.context.leave_function()
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        return None
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        return None
+
+
+def _start_line(function: FunctionInfo) -> int:
+    return function.start_line
+
+
+def _segment(lines: list[str], first: int, last: int) -> tuple[str, int]:
+    """The source of lines first..last, parseable on its own, and its line offset in the file."""
+    text = "".join(lines[first - 1 : last])
+    if text[:1] in (" ", "\t"):
+        return "if 1:\n" + text, first - 2  # an indented statement parses as the body of `if 1:`
+    return text, first - 1
+
+
+def _syntax_error(error: SyntaxError | ValueError, path: str) -> Diagnostic:
+    if isinstance(error, SyntaxError):
+        line = error.lineno or 1
+        column = error.offset or 1
+        message = f"cannot parse: {error.msg}"
+    else:
+        line, column, message = 1, 1, f"cannot parse: {error}"
+    return _engine_diagnostic(path, Span(line, column, line, column), message)
+
+
+def _engine_diagnostic(path: str, span: Span, message: str) -> Diagnostic:
+    name, severity, _ = ENGINE_CODES["JAX000"]
+    return Diagnostic(code="JAX000", severity=severity, message=message, path=path, span=span)  # type: ignore[arg-type]

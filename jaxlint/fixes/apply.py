@@ -1,0 +1,41 @@
+"""Apply a set of non-overlapping edits to a module with one transform, adding imports once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor
+
+from jaxlint.fixes.edits import Edit, Replacement
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, replacements: dict[cst.CSTNode, Replacement]) -> None:
+        super().__init__()
+        self.replacements = replacements
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # type: ignore[override]
+        return self.replacements.get(original_node, updated_node)
+
+
+def apply_edits(module: cst.Module, edits: Iterable[Edit]) -> cst.Module:
+    """The module with every edit's replacements made and its imports added (once each)."""
+    replacements: dict[cst.CSTNode, Replacement] = {}
+    imports = []
+    for edit in edits:
+        replacements.update(edit.replacements)
+        imports.extend(edit.imports)
+    updated = module.visit(_Replace(replacements))
+    if imports:
+        context = CodemodContext()
+        for spec in dict.fromkeys(imports):
+            AddImportsVisitor.add_needed_import(context, spec.module, spec.name)
+        updated = AddImportsVisitor(context).transform_module(updated)
+    return updated
+
+
+def edited_source(module: cst.Module, edits: Iterable[Edit]) -> str:
+    """Source text after applying edits."""
+    return apply_edits(module, edits).code

@@ -1,0 +1,41 @@
+"""Helpers shared by the rewrites: fresh names, names used in a node, docstrings."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+
+def fresh_name(base: str, taken: set[str]) -> str:
+    """`base`, or `base_2`, `base_3`… whichever is not taken; the result is marked taken."""
+    name, number = base, 1
+    while name in taken:
+        number += 1
+        name = f"{base}_{number}"
+    taken.add(name)
+    return name
+
+
+def names_in(node: cst.CSTNode) -> set[str]:
+    """Every identifier (`Name`) that appears in a node."""
+    collector = _NameCollector()
+    node.visit(collector)
+    return collector.names
+
+
+class _NameCollector(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
+def is_docstring(statement: cst.BaseStatement) -> bool:
+    """A statement that is just a string literal."""
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )

@@ -1,0 +1,43 @@
+"""What a fix is: libcst node replacements, imports it needs, and what verification must prove."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+Replacement = cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel
+
+
+@dataclass(frozen=True)
+class ImportSpec:
+    """`import module` (name None) or `from module import name`."""
+
+    module: str
+    name: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Edit:
+    """A rewrite of one finding, applied by `jaxlint.fixes.apply.apply_edits`.
+
+    `replacements` maps original nodes (by identity) to what replaces them. `verify_target` is
+    the qualified name of the module-level function or `Class.method` whose behaviour the edit
+    changes: verification runs it before and after (SPEC §5).
+    """
+
+    replacements: Mapping[cst.CSTNode, Replacement]
+    description: str
+    imports: tuple[ImportSpec, ...] = ()
+    verify_target: str | None = None
+    require_fewer_eqns: bool = False
+    # Further candidate rewrites of the same finding, tried in order when this one fails.
+    alternatives: tuple[Edit, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a finding of a fixable rule gets no automatic rewrite (shown to the user)."""
+
+    reason: str

@@ -1,0 +1,236 @@
+"""`--fix`: rounds of pick non-overlapping edits → verify with JAX → apply → re-parse → re-lint.
+
+Safe fixes apply directly; verified fixes apply only after `jaxlint.verify` proved them (or with
+`--unsafe-fixes`); suggestions only with `--unsafe-fixes`. A result that does not parse is
+reverted. The loop stops when a round applies nothing, or after MAX_ROUNDS.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+import libcst as cst
+
+from jaxlint import suppression
+from jaxlint.config import Config
+from jaxlint.context import Finding
+from jaxlint.cst_text import code_of
+from jaxlint.diagnostics import Diagnostic, Fix
+from jaxlint.engine import AnalyzedSource, LintResult, analyze_module, to_diagnostics
+from jaxlint.fixes.apply import apply_edits, edited_source
+from jaxlint.fixes.edits import Edit, Refusal
+from jaxlint.rules.base import Rule
+
+MAX_ROUNDS = 8
+NO_JAX = "not verified: install jaxlint[verify]"
+
+
+@dataclass
+class _Attempt:
+    """What happened to one finding's edit in some round."""
+
+    applied: bool
+    note: str | None
+    verification: dict | None
+    source: str = ""  # the text the attempt was made on: retried once that text changes
+
+
+def fix_source(
+    source: str,
+    path: str,
+    config: Config,
+    rules: list[type[Rule]],
+    *,
+    unsafe_fixes: bool = False,
+    verify: bool = True,
+) -> LintResult:
+    """Apply every fix that may be applied; report applied fixes and what is left."""
+    current = source
+    attempts: dict[tuple, _Attempt] = {}
+    applied_records: list[Diagnostic] = []
+    for _ in range(MAX_ROUNDS):
+        analyzed, module = analyze_module(current, path, config, rules)
+        if module is None:
+            break
+        chosen = _choose(analyzed, config, path, attempts, unsafe_fixes)
+        if not chosen:
+            break
+        outcome = _decide(chosen, module, current, path, verify, unsafe_fixes)
+        to_apply = []
+        for finding, edit, attempt in outcome:
+            attempt.source = current
+            attempts[_key(finding)] = attempt
+            if attempt.applied and edit is not None:
+                to_apply.append((finding, edit))
+        if not to_apply:
+            continue
+        candidate = apply_edits(module, [edit for _, edit in to_apply]).code
+        if not _parses(candidate):
+            for finding, _ in to_apply:
+                attempts[_key(finding)] = _Attempt(False, "result did not parse", None, current)
+            continue
+        for finding, _ in to_apply:
+            attempt = attempts[_key(finding)]
+            applied_records.append(_record(finding, path, attempt))
+        current = candidate
+
+    final, _ = analyze_module(current, path, config, rules)
+    remaining = to_diagnostics(final, path, config, fixes=lambda f: _fix_status(f, attempts))
+    diagnostics = sorted(applied_records + remaining, key=Diagnostic.sort_key)
+    return LintResult(diagnostics, fixed_source=current if current != source else None)
+
+
+def fix_status_for_check(finding: Finding) -> Fix | None:
+    """The `fix` of a diagnostic when only checking: what --fix could do, and why not."""
+    return _fix_status(finding, {})
+
+
+def _fix_status(finding: Finding, attempts: dict[tuple, _Attempt]) -> Fix | None:
+    rule = finding.rule
+    if rule.fix_kind is None:
+        return None
+    description = finding.fix_description or rule.summary
+    if isinstance(finding.fix, Refusal):
+        return Fix(kind="suggestion", description=description, note=finding.fix.reason)
+    if isinstance(finding.fix, Edit):
+        attempt = attempts.get(_key(finding))
+        if attempt is not None:
+            return Fix(
+                kind=rule.fix_kind,
+                description=finding.fix.description,
+                applied=False,
+                verification=attempt.verification,
+                note=attempt.note,
+            )
+        return Fix(kind=rule.fix_kind, description=finding.fix.description)
+    return Fix(kind="suggestion", description=description)
+
+
+def _key(finding: Finding) -> tuple:
+    function = finding.function.name if finding.function is not None else ""
+    node_text = code_of(finding.node, limit=400) if finding.node is not None else finding.message
+    return (finding.rule.code, function, node_text)
+
+
+def _choose(
+    analyzed: AnalyzedSource,
+    config: Config,
+    path: str,
+    attempts: dict[tuple, _Attempt],
+    unsafe_fixes: bool,
+) -> list[tuple[Finding, Edit]]:
+    """Non-overlapping edits to try this round, local fixes first (they unblock loop rewrites)."""
+    enabled = config.enabled_codes(path)
+    candidates = []
+    for finding in analyzed.findings:
+        if not isinstance(finding.fix, Edit) or finding.rule.code not in enabled:
+            continue
+        if finding.rule.fix_kind == "suggestion" and not unsafe_fixes:
+            continue
+        previous = attempts.get(_key(finding))
+        if previous is not None and previous.source == analyzed.source:
+            continue  # tried on this very text: verification failed or it did not parse
+        if suppression.is_suppressed(
+            finding.rule.code, finding.span.line, analyzed.lines, finding.header_lines
+        ):
+            continue
+        candidates.append(finding)
+    candidates.sort(key=lambda f: (_PRIORITY.get(f.rule.code[:4], 5), f.span.line))
+    chosen: list[tuple[Finding, Edit]] = []
+    taken: list[tuple[int, int]] = []
+    for finding in candidates:
+        region = finding.fix_region or (finding.span.line, finding.span.end_line)
+        if any(region[0] <= end and start <= region[1] for start, end in taken):
+            continue
+        taken.append(region)
+        chosen.append((finding, finding.fix))  # type: ignore[arg-type]
+    return chosen
+
+
+_PRIORITY = {"JAX2": 0, "JAX1": 1, "JAX3": 2}
+
+
+def _decide(
+    chosen: list[tuple[Finding, Edit]],
+    module: cst.Module,
+    source: str,
+    path: str,
+    verify: bool,
+    unsafe_fixes: bool,
+) -> list[tuple[Finding, Edit | None, _Attempt]]:
+    """Which chosen edits to apply: safe ones, and verified ones that JAX proved."""
+    decided: list[tuple[Finding, Edit | None, _Attempt]] = []
+    to_verify: list[tuple[Finding, list[Edit]]] = []
+    for finding, edit in chosen:
+        if finding.rule.fix_kind != "verified":
+            decided.append((finding, edit, _Attempt(True, None, None)))
+        elif not verify:
+            note = "not verified (--no-verify)"
+            decided.append((finding, edit, _Attempt(unsafe_fixes, note, None)))
+        else:
+            to_verify.append((finding, [edit, *edit.alternatives]))
+    if not to_verify:
+        return decided
+
+    from jaxlint.verify import VerifyRequest, jax_available
+    from jaxlint.verify import verify as run_verification
+
+    if not jax_available():
+        for finding, edits in to_verify:
+            decided.append((finding, edits[0], _Attempt(unsafe_fixes, NO_JAX, None)))
+        return decided
+    requests = []
+    for number, (finding, edits) in enumerate(to_verify):
+        for alternative, edit in enumerate(edits):
+            requests.append(
+                VerifyRequest(
+                    request_id=f"{number}.{alternative}",
+                    path=path,
+                    original_source=source,
+                    rewritten_source=edited_source(module, [edit]),
+                    target=edit.verify_target or "",
+                    fix_code=finding.rule.code,
+                    require_fewer_eqns=edit.require_fewer_eqns,
+                )
+            )
+    results = {r.request_id: r for r in run_verification(requests)}
+    for number, (finding, edits) in enumerate(to_verify):
+        tried = [results[f"{number}.{a}"] for a in range(len(edits))]
+        passing = [(e, r) for e, r in zip(edits, tried, strict=True) if r.verified]
+        if passing:
+            edit, result = passing[0]
+            decided.append((finding, edit, _Attempt(True, None, result.to_json())))
+        else:
+            result = tried[0]
+            note = f"verification {result.status}: {result.reason}"
+            decided.append((finding, edits[0], _Attempt(unsafe_fixes, note, result.to_json())))
+    return decided
+
+
+def _record(finding: Finding, path: str, attempt: _Attempt) -> Diagnostic:
+    edit = finding.fix
+    assert isinstance(edit, Edit)
+    return Diagnostic(
+        code=finding.rule.code,
+        severity=finding.rule.severity,
+        message=finding.message,
+        path=path,
+        span=finding.span,
+        fix=Fix(
+            kind=finding.rule.fix_kind or "safe",
+            description=edit.description,
+            applied=True,
+            verification=attempt.verification,
+            note=attempt.note,
+        ),
+    )
+
+
+def _parses(source: str) -> bool:
+    try:
+        ast.parse(source)
+        cst.parse_module(source)
+    except (SyntaxError, ValueError, cst.ParserSyntaxError):
+        return False
+    return True

@@ -1,0 +1,744 @@
+"""JAX101's rewrite: an accumulation loop over an array → `jax.lax.scan` (SPEC §4, research §5).
+
+Recognised loops: `for i in range(len(x))` / `range(x.shape[0])` whose index is only used as the
+leading index `a[i]` of arrays, `for v in x`, `for i, v in enumerate(x)`. The body may update
+accumulators (they become the carry) and append to lists created empty just before the loop and
+used afterwards only as `jnp.array(out)` / `jnp.stack(out)` / `len(out)` (they become `ys`).
+Anything else is refused with the reason; every rewrite is verified with JAX before it is applied.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from jaxlint.context import UnitContext
+from jaxlint.fixes.codegen import fresh_name, names_in
+from jaxlint.fixes.edits import Edit, ImportSpec, Refusal, Replacement
+from jaxlint.values import Kind
+
+FORBIDDEN = {
+    cst.Break: "`break`",
+    cst.Continue: "`continue`",
+    cst.Return: "`return`",
+    cst.Yield: "`yield`",
+    cst.Raise: "`raise`",
+    cst.Try: "`try`",
+    cst.With: "`with`",
+    cst.Global: "`global`",
+    cst.Nonlocal: "`nonlocal`",
+    cst.Del: "`del`",
+    cst.FunctionDef: "a nested `def`",
+    cst.ClassDef: "a nested `class`",
+    cst.For: "a nested loop",
+    cst.While: "a nested loop",
+    cst.Await: "`await`",
+    cst.NamedExpr: "`:=`",
+}
+UNSUPPORTED_SHAPE = (
+    "only `range(len(x))`, `range(x.shape[0])`, `for v in x` and `enumerate(x)` loops are rewritten"
+)
+STACKERS = ("jax.numpy.array", "jax.numpy.asarray", "jax.numpy.stack")
+
+
+@dataclass
+class _Loop:
+    """What the rewrite needs to know about the loop, gathered before generating code."""
+
+    arrays: list[str] = field(default_factory=list)  # arrays scanned over, in order
+    element_names: dict[str, str] = field(default_factory=dict)  # array → element parameter
+    index: str | None = None  # `i` of range loops (replaced by elements)
+    element_target: cst.BaseAssignTargetExpression | None = None  # `v` / `(i, v)`
+    enumerate_array: str | None = None
+    length_array: str = ""
+
+
+def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
+    """The lax.scan rewrite of `loop`, or why it is refused."""
+    frame = context.frame
+    if frame is None or not isinstance(frame.node, cst.FunctionDef):
+        return Refusal("only loops directly inside a function are rewritten")
+    if loop.orelse is not None or loop.asynchronous is not None:
+        return Refusal("`for ... else` / `async for` loops are not rewritten")
+    function = frame.node
+    block = _parent_block(function, loop)
+    if block is None:
+        return Refusal(
+            "the loop is nested in another statement; only loops at the top of a function body "
+            "are rewritten"
+        )
+    shape = _loop_shape(loop, context)
+    if isinstance(shape, Refusal):
+        return shape
+    body = loop.body
+    if not isinstance(body, cst.IndentedBlock):
+        return Refusal("one-line loop bodies are not rewritten")
+    problem = _forbidden(body, context)
+    if problem:
+        return Refusal(
+            f"the body has {problem}, which lax.scan cannot express; "
+            "consider lax.while_loop or masking"
+        )
+
+    flow = _Flow.of(function, loop)
+    statements = list(body.body)
+    appends = _appends(statements)
+    if isinstance(appends, Refusal):
+        return appends
+    lists = list(appends)
+    for name in lists:
+        if name in flow.body_loads_except_appends(appends):
+            return Refusal(f"the list `{name}` is read inside the loop")
+    initializers = {}
+    for name in lists:
+        initializer = _list_initializer(block, loop, name)
+        if initializer is None:
+            return Refusal(f"`{name}` is not created as an empty list right before the loop")
+        initializers[name] = initializer
+    after_uses = _uses_after(function, loop, set(lists), context)
+    if isinstance(after_uses, Refusal):
+        return after_uses
+
+    loop_variables = _target_names(loop.target)
+    if loop_variables & flow.loaded_after:
+        return Refusal("the loop variable is read after the loop")
+    carries = _carries(statements, flow, set(lists) | loop_variables)
+    if isinstance(carries, Refusal):
+        return carries
+    for name in carries:
+        if name not in flow.bound_before:
+            return Refusal(f"`{name}` is first assigned inside the loop; bind it before the loop")
+        if frame.values.name_kind(name) == Kind.CONTAINER:
+            return Refusal(f"`{name}` is a Python container; a scan carry must keep its structure")
+
+    taken = flow.all_names
+    body_name = fresh_name("_scan_body", taken)
+    append_positions = {
+        position: name
+        for name, (statement, _) in appends.items()
+        for position, candidate in enumerate(statements)
+        if candidate is statement
+    }
+    new_body = _rewrite_body(statements, shape)
+    candidates = []
+    for init_style in ("plain", "result_type", "broadcast"):
+        if init_style != "plain" and not carries:
+            break
+        generated = _generate(
+            body_name, carries, append_positions, new_body, shape, init_style, taken, loop
+        )
+        replacements: dict[cst.CSTNode, Replacement] = {loop: cst.FlattenSentinel(generated)}
+        for initializer in initializers.values():
+            replacements[initializer] = cst.RemovalSentinel.REMOVE
+        for call in after_uses:
+            replacements[call] = cst.Name(call.args[0].value.value)  # type: ignore[attr-defined]
+        candidates.append(
+            Edit(
+                replacements=replacements,
+                description=f"Python loop → jax.lax.scan ({len(carries)} carr"
+                f"{'y' if len(carries) == 1 else 'ies'}, {len(appends)} stacked output"
+                f"{'' if len(appends) == 1 else 's'})",
+                imports=(ImportSpec("jax"),),
+                verify_target=context.verify_target(),
+                require_fewer_eqns=True,
+            )
+        )
+    first, *rest = candidates
+    return Edit(
+        replacements=first.replacements,
+        description=first.description,
+        imports=first.imports,
+        verify_target=first.verify_target,
+        require_fewer_eqns=True,
+        alternatives=tuple(rest),
+    )
+
+
+# -- recognising the loop -------------------------------------------------------------------------
+
+
+def _loop_shape(loop: cst.For, context: UnitContext) -> _Loop | Refusal:
+    iterable = loop.iter
+    shape = _Loop()
+    if isinstance(iterable, cst.Name) and context.kind(iterable) == Kind.ARRAY:
+        shape.arrays = [iterable.value]
+        shape.length_array = iterable.value
+        shape.element_target = loop.target
+        return shape
+    if not isinstance(iterable, cst.Call):
+        return Refusal(UNSUPPORTED_SHAPE)
+    callee = context.resolve(iterable.func)
+    arguments = [a.value for a in iterable.args]
+    if any(a.keyword or a.star for a in iterable.args):
+        return Refusal("loops over calls with keyword or starred arguments are not rewritten")
+    if callee == "builtins.enumerate" and len(arguments) == 1:
+        array = arguments[0]
+        if not (isinstance(array, cst.Name) and context.kind(array) == Kind.ARRAY):
+            return Refusal("only `enumerate(<array name>)` is rewritten")
+        if not (isinstance(loop.target, cst.Tuple) and len(loop.target.elements) == 2):
+            return Refusal("enumerate loops must unpack `i, v`")
+        shape.arrays = [array.value]
+        shape.length_array = array.value
+        shape.enumerate_array = array.value
+        shape.element_target = loop.target
+        return shape
+    if callee != "builtins.range":
+        return Refusal(UNSUPPORTED_SHAPE)
+    if len(arguments) == 2 and _is_zero(arguments[0]):
+        arguments = arguments[1:]
+    if len(arguments) != 1:
+        return Refusal("`range` with a start or step is not rewritten (index arithmetic)")
+    length_array = _leading_length_of(arguments[0], context)
+    if length_array is None:
+        return Refusal("the trip count is not `len(x)` or `x.shape[0]` of an array name")
+    if not isinstance(loop.target, cst.Name):
+        return Refusal("the loop index must be a plain name")
+    index = loop.target.value
+    uses = _IndexUses(index, context)
+    loop.body.visit(uses)
+    if uses.other_use:
+        return Refusal(
+            f"the index `{index}` is used other than as `x[{index}]` (e.g. in arithmetic); "
+            "lax.fori_loop fits better"
+        )
+    arrays = [length_array] + [a for a in uses.arrays if a != length_array]
+    shape.arrays = arrays
+    shape.index = index
+    shape.length_array = length_array
+    return shape
+
+
+def _is_zero(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Integer) and node.evaluated_value == 0
+
+
+def _leading_length_of(node: cst.BaseExpression, context: UnitContext) -> str | None:
+    """`len(x)` or `x.shape[0]` with `x` an array name → "x"."""
+    if (
+        isinstance(node, cst.Call)
+        and context.resolve(node.func) == "builtins.len"
+        and len(node.args) == 1
+    ):
+        array = node.args[0].value
+    elif (
+        isinstance(node, cst.Subscript)
+        and isinstance(node.value, cst.Attribute)
+        and node.value.attr.value == "shape"
+        and len(node.slice) == 1
+        and isinstance(node.slice[0].slice, cst.Index)
+        and _is_zero(node.slice[0].slice.value)
+    ):
+        array = node.value.value
+    else:
+        return None
+    if isinstance(array, cst.Name) and context.kind(array) == Kind.ARRAY:
+        return array.value
+    return None
+
+
+class _IndexUses(cst.CSTVisitor):
+    """Where the loop index appears: only as the leading index of array names is allowed."""
+
+    def __init__(self, index: str, context: UnitContext) -> None:
+        super().__init__()
+        self.index = index
+        self.context = context
+        self.arrays: list[str] = []
+        self.other_use = False
+
+    def visit_Subscript(self, node: cst.Subscript) -> bool:
+        if (
+            _leading_index_name(node) == self.index
+            and isinstance(node.value, cst.Name)
+            and self.context.kind(node.value) == Kind.ARRAY
+        ):
+            if node.value.value not in self.arrays:
+                self.arrays.append(node.value.value)
+            for element in node.slice[1:]:
+                element.visit(self)
+            return False
+        return True
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value == self.index:
+            self.other_use = True
+
+
+def _leading_index_name(node: cst.Subscript) -> str | None:
+    first = node.slice[0].slice
+    if isinstance(first, cst.Index) and isinstance(first.value, cst.Name):
+        return first.value.value
+    return None
+
+
+def _forbidden(body: cst.IndentedBlock, context: UnitContext) -> str | None:
+    finder = _ForbiddenFinder(context)
+    body.visit(finder)
+    return finder.problem
+
+
+class _ForbiddenFinder(cst.CSTVisitor):
+    def __init__(self, context: UnitContext) -> None:
+        super().__init__()
+        self.context = context
+        self.problem: str | None = None
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self.problem:
+            return False
+        for kind, description in FORBIDDEN.items():
+            if isinstance(node, kind):
+                self.problem = description
+                return False
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            targets = (
+                [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            )
+            for target in targets:
+                if not _simple_target(target):
+                    self.problem = "a write to an attribute or item (other state)"
+                    return False
+        if isinstance(node, cst.Call):
+            qualified = self.context.resolve(node.func) or ""
+            if qualified == "builtins.print":
+                self.problem = "`print` (fix it to jax.debug.print first)"
+                return False
+        if isinstance(node, cst.Expr) and isinstance(node.value, cst.Call):
+            call = node.value
+            is_append = isinstance(call.func, cst.Attribute) and call.func.attr.value == "append"
+            qualified = self.context.resolve(call.func) or ""
+            if not is_append and not qualified.startswith("jax.debug."):
+                self.problem = "a call made for its side effects"
+                return False
+        return True
+
+
+def _simple_target(target: cst.BaseExpression) -> bool:
+    if isinstance(target, cst.Name):
+        return True
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return all(_simple_target(e.value) for e in target.elements)
+    if isinstance(target, cst.StarredElement):
+        return _simple_target(target.value)
+    return False
+
+
+# -- data flow ------------------------------------------------------------------------------------
+
+
+class _Flow(cst.CSTVisitor):
+    """Names bound before the loop, read after it, and the body's own reads and writes."""
+
+    def __init__(self, loop: cst.For) -> None:
+        super().__init__()
+        self.loop = loop
+        self.state = "before"
+        self.bound_before: set[str] = set()
+        self.loaded_after: set[str] = set()
+        self.all_names: set[str] = set()
+        self.body_loads: list[cst.Name] = []
+
+    @classmethod
+    def of(cls, function: cst.FunctionDef, loop: cst.For) -> _Flow:
+        flow = cls(loop)
+        params = function.params
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            flow.bound_before.add(param.name.value)
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                flow.bound_before.add(star.name.value)
+        function.body.visit(flow)
+        return flow
+
+    def visit_For(self, node: cst.For) -> None:
+        if node is self.loop:
+            self.state = "inside"
+        elif self.state == "before":
+            self.bound_before |= _target_names(node.target)
+
+    def leave_For(self, original_node: cst.For) -> None:
+        if original_node is self.loop:
+            self.state = "after"
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.all_names.add(node.value)
+        if self.state == "after":
+            self.loaded_after.add(node.value)
+        elif self.state == "inside":
+            self.body_loads.append(node)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        if self.state == "before":
+            self.bound_before |= _target_names(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if self.state == "before":
+            self.bound_before |= _target_names(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if self.state == "before" and node.value is not None:
+            self.bound_before |= _target_names(node.target)
+
+    def body_loads_except_appends(
+        self, appends: dict[str, tuple[cst.CSTNode, cst.BaseExpression]]
+    ) -> set[str]:
+        receivers = {id(statement.body[0].value.func.value) for statement, _ in appends.values()}  # type: ignore[attr-defined]
+        return {n.value for n in self.body_loads if id(n) not in receivers}
+
+
+def _target_names(target: cst.CSTNode) -> set[str]:
+    names: set[str] = set()
+    stack = [target]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            names.add(node.value)
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            stack.extend(e.value for e in node.elements)
+        elif isinstance(node, cst.StarredElement):
+            stack.append(node.value)
+    return names
+
+
+def _appends(
+    statements: list[cst.BaseStatement],
+) -> dict[str, tuple[cst.SimpleStatementLine, cst.BaseExpression]] | Refusal:
+    """Top-level `out.append(e)` statements: list name → (statement, appended expression)."""
+    found: dict[str, tuple[cst.SimpleStatementLine, cst.BaseExpression]] = {}
+    for statement in statements:
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+            continue
+        expression = statement.body[0]
+        if not isinstance(expression, cst.Expr) or not isinstance(expression.value, cst.Call):
+            continue
+        call = expression.value
+        if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "append"):
+            continue
+        receiver = call.func.value
+        if not isinstance(receiver, cst.Name) or len(call.args) != 1 or call.args[0].keyword:
+            return Refusal("only `name.append(value)` statements are turned into scan outputs")
+        if receiver.value in found:
+            return Refusal(f"`{receiver.value}` is appended to more than once per iteration")
+        found[receiver.value] = (statement, call.args[0].value)
+    nested = _NestedAppends(set(found))
+    for statement in statements:
+        if not (
+            isinstance(statement, cst.SimpleStatementLine)
+            and statement in [v[0] for v in found.values()]
+        ):
+            statement.visit(nested)
+    if nested.found:
+        return Refusal(
+            "a list is appended to conditionally (use jnp.where masks and fixed-size outputs)"
+        )
+    return found
+
+
+class _NestedAppends(cst.CSTVisitor):
+    def __init__(self, known: set[str]) -> None:
+        super().__init__()
+        self.known = known
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "append":
+            self.found = True
+
+
+def _parent_block(function: cst.FunctionDef, loop: cst.For) -> cst.IndentedBlock | None:
+    body = function.body
+    if isinstance(body, cst.IndentedBlock) and any(s is loop for s in body.body):
+        return body
+    return None
+
+
+def _list_initializer(
+    block: cst.IndentedBlock, loop: cst.For, name: str
+) -> cst.SimpleStatementLine | None:
+    """The `name = []` statement before the loop, with nothing else touching `name` in between."""
+    statements = list(block.body)
+    position = next(i for i, s in enumerate(statements) if s is loop)
+    for statement in reversed(statements[:position]):
+        if name not in names_in(statement):
+            continue
+        if (
+            isinstance(statement, cst.SimpleStatementLine)
+            and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Assign)
+            and len(statement.body[0].targets) == 1
+            and isinstance(statement.body[0].targets[0].target, cst.Name)
+            and statement.body[0].targets[0].target.value == name
+            and isinstance(statement.body[0].value, cst.List)
+            and not statement.body[0].value.elements
+        ):
+            return statement
+        return None
+    return None
+
+
+def _uses_after(
+    function: cst.FunctionDef, loop: cst.For, lists: set[str], context: UnitContext
+) -> list[cst.Call] | Refusal:
+    """The `jnp.stack(out)`-style calls after the loop; any other use of `out` is refused."""
+    finder = _AfterUses(loop, lists, context)
+    function.body.visit(finder)
+    if finder.problem:
+        return Refusal(finder.problem)
+    return finder.calls
+
+
+class _AfterUses(cst.CSTVisitor):
+    def __init__(self, loop: cst.For, lists: set[str], context: UnitContext) -> None:
+        super().__init__()
+        self.loop = loop
+        self.lists = lists
+        self.context = context
+        self.after = False
+        self.calls: list[cst.Call] = []
+        self.covered: set[int] = set()
+        self.problem: str | None = None
+
+    def visit_For(self, node: cst.For) -> bool:
+        return node is not self.loop
+
+    def leave_For(self, original_node: cst.For) -> None:
+        if original_node is self.loop:
+            self.after = True
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.after or len(node.args) != 1 or not isinstance(node.args[0].value, cst.Name):
+            return
+        name = node.args[0].value.value
+        if name not in self.lists:
+            return
+        qualified = self.context.resolve(node.func) or ""
+        if qualified in STACKERS:
+            self.calls.append(node)
+            self.covered.add(id(node.args[0].value))
+        elif qualified == "builtins.len":
+            self.covered.add(id(node.args[0].value))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if self.after and node.value in self.lists and id(node) not in self.covered:
+            self.problem = (
+                f"`{node.value}` is used after the loop other than in jnp.stack/jnp.array/len"
+            )
+
+
+def _carries(
+    statements: list[cst.BaseStatement], flow: _Flow, excluded: set[str]
+) -> list[str] | Refusal:
+    """Names the body assigns that are read before being assigned in an iteration, or later."""
+    assigned_anywhere: list[str] = []
+    for statement in statements:
+        for name in _stores(statement):
+            if name not in assigned_anywhere and name not in excluded:
+                assigned_anywhere.append(name)
+    carries: list[str] = []
+    definitely: set[str] = set()
+    for statement in statements:
+        loads = _loads_before_stores(statement)
+        for name in loads:
+            if name in assigned_anywhere and name not in definitely and name not in carries:
+                carries.append(name)
+        if isinstance(statement, cst.SimpleStatementLine):
+            definitely |= _stores(statement)
+    for name in assigned_anywhere:
+        if name in flow.loaded_after and name not in carries:
+            carries.append(name)
+    return [name for name in assigned_anywhere if name in carries]
+
+
+def _stores(node: cst.CSTNode) -> set[str]:
+    finder = _StoreFinder()
+    node.visit(finder)
+    return finder.names
+
+
+class _StoreFinder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: set[str] = set()
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.names |= _target_names(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.names |= _target_names(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.names |= _target_names(node.target)
+
+
+def _loads_before_stores(statement: cst.BaseStatement) -> set[str]:
+    """Names a statement reads (an augmented assignment reads its target too)."""
+    names = names_in(statement)
+    if isinstance(statement, cst.SimpleStatementLine):
+        plain_targets: set[str] = set()
+        for small in statement.body:
+            if isinstance(small, cst.Assign):
+                for target in small.targets:
+                    plain_targets |= _target_names(target.target)
+                names_read = names_in(small.value)
+                names = (names - plain_targets) | names_read
+    return names
+
+
+# -- code generation ------------------------------------------------------------------------------
+
+
+class _ReplaceIndexed(cst.CSTTransformer):
+    """`x[i]` → `x_i`, `x[i, j]` → `x_i[j]`."""
+
+    def __init__(self, index: str, element_names: dict[str, str]) -> None:
+        super().__init__()
+        self.index = index
+        self.element_names = element_names
+
+    def leave_Subscript(
+        self, original_node: cst.Subscript, updated_node: cst.Subscript
+    ) -> cst.BaseExpression:
+        if _leading_index_name(updated_node) != self.index or not isinstance(
+            updated_node.value, cst.Name
+        ):
+            return updated_node
+        element = self.element_names.get(updated_node.value.value)
+        if element is None:
+            return updated_node
+        rest = list(updated_node.slice[1:])
+        if not rest:
+            return cst.Name(element)
+        rest[-1] = rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return updated_node.with_changes(value=cst.Name(element), slice=rest)
+
+
+def _rewrite_body(statements, shape: _Loop) -> list[cst.BaseStatement]:
+    if shape.index is not None:
+        taken: set[str] = set()
+        for statement in statements:
+            taken |= names_in(statement)
+        for array in shape.arrays:
+            shape.element_names[array] = fresh_name(f"{array}_{shape.index}", taken)
+        replacer = _ReplaceIndexed(shape.index, shape.element_names)
+        statements = [s.visit(replacer) for s in statements]
+    return statements
+
+
+def _expression(text: str) -> cst.BaseExpression:
+    return cst.parse_expression(text)
+
+
+def _statement(text: str) -> cst.BaseStatement:
+    return cst.parse_statement(text)
+
+
+def _generate(
+    body_name: str,
+    carries: list[str],
+    append_positions: dict[int, str],
+    statements: list[cst.BaseStatement],
+    shape: _Loop,
+    init_style: str,
+    taken: set[str],
+    loop: cst.For,
+) -> list[cst.BaseStatement]:
+    taken = set(taken)
+    prologue: list[cst.BaseStatement] = []
+    if len(carries) == 1:
+        carry_param = carries[0]
+    else:
+        carry_param = fresh_name("carry", taken)
+        if carries:
+            prologue.append(_statement(f"{', '.join(carries)} = {carry_param}"))
+    # the element parameter
+    if shape.index is not None:
+        names = [shape.element_names[a] for a in shape.arrays]
+        if len(names) == 1:
+            element_param = names[0]
+        else:
+            element_param = fresh_name("elements", taken)
+            prologue.append(_statement(f"{', '.join(names)} = {element_param}"))
+    else:
+        target = shape.element_target
+        assert target is not None
+        if isinstance(target, cst.Name):
+            element_param = target.value
+        else:
+            element_param = fresh_name("element", taken)
+            target_code = cst.Module(body=[]).code_for_node(target)
+            prologue.append(_statement(f"{target_code} = {element_param}"))
+
+    # appends → ys expressions (a temporary when the append is not the last statement)
+    ys: list[str] = []
+    body: list[cst.BaseStatement] = list(prologue)
+    for position, statement in enumerate(statements):
+        name = append_positions.get(position)
+        if name is None:
+            body.append(statement)
+            continue
+        value = statement.body[0].value.args[0].value  # type: ignore[attr-defined]
+        value_code = cst.Module(body=[]).code_for_node(value)
+        if position == len(statements) - 1:
+            ys.append(value_code)
+        else:
+            temporary = fresh_name(f"{name}_item", taken)
+            body.append(
+                _statement(f"{temporary} = {value_code}").with_changes(
+                    leading_lines=statement.leading_lines
+                )
+            )
+            ys.append(temporary)
+    carry_out = _tuple_code(carries) if carries else "None"
+    ys_out = _tuple_code(ys) if ys else "None"
+    body.append(_statement(f"return {carry_out}, {ys_out}"))
+
+    definition = cst.FunctionDef(
+        name=cst.Name(body_name),
+        params=cst.Parameters(
+            params=[cst.Param(cst.Name(carry_param)), cst.Param(cst.Name(element_param))]
+        ),
+        body=cst.IndentedBlock(body=body),
+        leading_lines=loop.leading_lines,
+    )
+    init = _init_code(carries, init_style, shape)
+    xs = _xs_code(shape)
+    carry_target = (
+        _tuple_code(carries, parenthesize=len(carries) > 1 and bool(append_positions))
+        if carries
+        else "_"
+    )
+    lists = list(append_positions.values())
+    ys_target = _tuple_code(lists, parenthesize=len(lists) > 1) if lists else "_"
+    call = _statement(f"{carry_target}, {ys_target} = jax.lax.scan({body_name}, {init}, {xs})")
+    return [definition, call]
+
+
+def _tuple_code(items: list[str], parenthesize: bool = True) -> str:
+    if len(items) == 1:
+        return items[0]
+    joined = ", ".join(items)
+    return f"({joined})" if parenthesize else joined
+
+
+def _init_code(carries: list[str], style: str, shape: _Loop) -> str:
+    if not carries:
+        return "None"
+    array = shape.length_array
+    parts = []
+    for name in carries:
+        if style == "plain":
+            parts.append(name)
+        elif style == "result_type":
+            parts.append(f"jax.numpy.asarray({name}, jax.numpy.result_type({name}, {array}.dtype))")
+        else:
+            dtype = f"jax.numpy.result_type({name}, {array}.dtype)"
+            parts.append(f"jax.numpy.zeros({array}.shape[1:], {dtype}) + {name}")
+    return _tuple_code(parts)
+
+
+def _xs_code(shape: _Loop) -> str:
+    if shape.enumerate_array is not None:
+        array = shape.enumerate_array
+        return f"(jax.numpy.arange({array}.shape[0]), {array})"
+    return _tuple_code(shape.arrays)

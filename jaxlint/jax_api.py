@@ -1,0 +1,195 @@
+"""What jaxlint knows about JAX's API: which callables trace their function arguments, and how."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class TraceKind(IntEnum):
+    """How a function body is traced. Stronger kinds win when several roots reach a function."""
+
+    CONCRETE = 1  # autodiff alone: tracers carry concrete values, Python `if` on them works
+    ABSTRACT = 2  # jit, vmap, lax bodies, checkpoint: values are abstract
+
+
+# jit-like wrappers: they take static_argnums / static_argnames and are what JAX301/JAX303 look at.
+JIT_APIS = frozenset(
+    {
+        "jax.jit",
+        "jax.pmap",
+        "equinox.filter_jit",
+        "equinox.filter_pmap",
+        "flax.nnx.jit",
+        "flax.nnx.pmap",
+    }
+)
+# jit-likes whose non-array arguments are static automatically (no self/cls problem).
+FILTERING_JITS = frozenset({"equinox.filter_jit", "equinox.filter_pmap"})
+# transforms whose Modules have reference semantics: attribute writes inside are legal.
+REFERENCE_SEMANTICS_APIS = frozenset(
+    {"flax.nnx.jit", "flax.nnx.pmap", "flax.nnx.vmap", "flax.nnx.grad", "flax.nnx.value_and_grad"}
+)
+
+# transform → (trace kind, positions of function arguments, keyword names of function arguments).
+# A position of -1 means "every positional argument from here on"; `switch` takes a sequence.
+TRANSFORMS: dict[str, tuple[TraceKind, tuple[int, ...], tuple[str, ...]]] = {
+    "jax.vmap": (TraceKind.ABSTRACT, (0,), ("fun",)),
+    "jax.checkpoint": (TraceKind.ABSTRACT, (0,), ("fun",)),
+    "jax.custom_jvp": (TraceKind.ABSTRACT, (0,), ("fun",)),
+    "jax.custom_vjp": (TraceKind.ABSTRACT, (0,), ("fun",)),
+    "jax.eval_shape": (TraceKind.ABSTRACT, (0,), ("fun",)),
+    "jax.make_jaxpr": (TraceKind.ABSTRACT, (0,), ("fun",)),
+    "jax.shard_map": (TraceKind.ABSTRACT, (0,), ("f",)),
+    "jax.named_call": (TraceKind.ABSTRACT, (0,), ("fun",)),
+    "equinox.filter_vmap": (TraceKind.ABSTRACT, (0,), ("fun",)),
+    "equinox.filter_checkpoint": (TraceKind.ABSTRACT, (0,), ("fun",)),
+    "flax.nnx.vmap": (TraceKind.ABSTRACT, (0,), ("f",)),
+    "flax.nnx.remat": (TraceKind.ABSTRACT, (0,), ("f",)),
+    "flax.nnx.scan": (TraceKind.ABSTRACT, (0,), ("f",)),
+    "jax.lax.scan": (TraceKind.ABSTRACT, (0,), ("f",)),
+    "jax.lax.map": (TraceKind.ABSTRACT, (0,), ("f",)),
+    "jax.lax.associative_scan": (TraceKind.ABSTRACT, (0,), ("fn",)),
+    "jax.lax.fori_loop": (TraceKind.ABSTRACT, (2,), ("body_fun",)),
+    "jax.lax.while_loop": (TraceKind.ABSTRACT, (0, 1), ("cond_fun", "body_fun")),
+    "jax.lax.cond": (TraceKind.ABSTRACT, (1, 2), ("true_fun", "false_fun")),
+    "jax.lax.switch": (TraceKind.ABSTRACT, (1,), ("branches",)),
+    "jax.lax.custom_root": (TraceKind.ABSTRACT, (1, 2, 3), ("f", "solve", "tangent_solve")),
+    "jax.grad": (TraceKind.CONCRETE, (0,), ("fun",)),
+    "jax.value_and_grad": (TraceKind.CONCRETE, (0,), ("fun",)),
+    "jax.jacfwd": (TraceKind.CONCRETE, (0,), ("fun",)),
+    "jax.jacrev": (TraceKind.CONCRETE, (0,), ("fun",)),
+    "jax.hessian": (TraceKind.CONCRETE, (0,), ("fun",)),
+    "jax.jvp": (TraceKind.CONCRETE, (0,), ("fun",)),
+    "jax.vjp": (TraceKind.CONCRETE, (0,), ("fun",)),
+    "jax.linearize": (TraceKind.CONCRETE, (0,), ("fun",)),
+    "equinox.filter_grad": (TraceKind.CONCRETE, (0,), ("fun",)),
+    "equinox.filter_value_and_grad": (TraceKind.CONCRETE, (0,), ("fun",)),
+    "flax.nnx.grad": (TraceKind.CONCRETE, (0,), ("f",)),
+    "flax.nnx.value_and_grad": (TraceKind.CONCRETE, (0,), ("f",)),
+}
+
+# Decorating a rule onto a custom_jvp/custom_vjp function: the rule body is traced too.
+CUSTOM_RULE_ATTRIBUTES = frozenset({"defjvp", "defvjp", "defjvps", "def_fwd", "def_bwd"})
+
+# Functions passed here run on the host with concrete values: never traced.
+HOST_CALLBACKS = frozenset(
+    {
+        "jax.debug.callback",
+        "jax.pure_callback",
+        "jax.experimental.io_callback",
+        "jax.experimental.host_callback.id_tap",
+        "jax.experimental.host_callback.call",
+    }
+)
+
+# Functions passed here are called in the caller's own (traced or not) context.
+CALL_THROUGH = frozenset(
+    {
+        "jax.tree_util.tree_map",
+        "jax.tree_util.tree_map_with_path",
+        "jax.tree.map_with_path",
+        "jax.tree_util.tree_reduce",
+        "jax.tree.reduce",
+        "functools.reduce",
+    }
+)
+
+# Classes whose instances are pytrees (so `self` is a valid jit argument).
+PYTREE_CLASS_DECORATORS = frozenset(
+    {
+        "jax.tree_util.register_pytree_node_class",
+        "jax.tree_util.register_pytree_with_keys_class",
+        "jax.tree_util.register_dataclass",
+        "jax.tree_util.register_static",
+        "flax.struct.dataclass",
+        "chex.dataclass",
+        "chex.mappable_dataclass",
+    }
+)
+PYTREE_BASES = frozenset(
+    {
+        "equinox.Module",
+        "flax.struct.PyTreeNode",
+        "typing.NamedTuple",
+        "flax.nnx.Module",
+        "flax.nnx.Object",
+        "flax.nnx.Pytree",
+        "flax.nnx.Variable",
+    }
+)
+PYTREE_REGISTRATION_CALLS = frozenset(
+    {
+        "jax.tree_util.register_pytree_node",
+        "jax.tree_util.register_pytree_with_keys",
+        "jax.tree_util.register_dataclass",
+        "jax.tree_util.register_static",
+        "jax.tree_util.register_pytree_node_class",
+    }
+)
+
+# Array-producing namespaces: under omnistaging every call here is staged into the jaxpr.
+ARRAY_NAMESPACES = (
+    "jax.numpy.",
+    "jax.lax.",
+    "jax.random.",
+    "jax.nn.",
+    "jax.scipy.",
+    "jax.image.",
+)
+# ... except these, which return static Python values or non-array structures.
+STATIC_PROJECTIONS = frozenset(
+    {
+        "jax.numpy.ndim",
+        "jax.numpy.result_type",
+        "jax.numpy.dtype",
+        "jax.numpy.issubdtype",
+        "jax.numpy.isdtype",
+        "jax.numpy.finfo",
+        "jax.numpy.iinfo",
+        "jax.numpy.promote_types",
+        "jax.numpy.can_cast",
+        "jax.numpy.isscalar",
+        "jax.numpy.iscomplexobj",
+        "jax.numpy.isrealobj",
+        "jax.dtypes.canonicalize_dtype",
+        "jax.typeof",
+        "jax.tree_util.tree_structure",
+        "jax.tree.structure",
+        "jax.eval_shape",
+    }
+)
+SHAPE_PROJECTIONS = {"jax.numpy.shape": "tuple", "jax.numpy.size": "int", "numpy.shape": "tuple"}
+# Staged calls that return Python tuples/lists/pytrees rather than one array.
+STRUCTURED_RESULTS = frozenset(
+    {
+        "jax.numpy.split",
+        "jax.numpy.array_split",
+        "jax.numpy.hsplit",
+        "jax.numpy.vsplit",
+        "jax.numpy.dsplit",
+        "jax.numpy.meshgrid",
+        "jax.numpy.nonzero",
+        "jax.numpy.broadcast_arrays",
+        "jax.numpy.linalg.eigh",
+        "jax.numpy.linalg.eig",
+        "jax.numpy.linalg.svd",
+        "jax.numpy.linalg.qr",
+        "jax.numpy.linalg.slogdet",
+        "jax.numpy.histogram",
+        "jax.numpy.unique",
+        "jax.lax.scan",
+        "jax.lax.fori_loop",
+        "jax.lax.while_loop",
+        "jax.lax.cond",
+        "jax.lax.switch",
+        "jax.lax.map",
+        "jax.lax.top_k",
+        "jax.lax.sort_key_val",
+        "jax.random.split",
+    }
+)
+
+
+def is_array_api(qualified: str) -> bool:
+    """True for a call into JAX's array namespaces (its result is a staged array)."""
+    return qualified.startswith(ARRAY_NAMESPACES) and qualified not in STATIC_PROJECTIONS

@@ -1,0 +1,120 @@
+"""Resolve names through imports: `jnp.sum` → `jax.numpy.sum`, `jit` → `jax.jit`, `print`."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+BUILTIN_NAMES = frozenset(dir(builtins))
+
+# Public aliases JAX re-exports under a second spelling; resolved names use the left side's value.
+CANONICAL = {
+    "jax.experimental.pjit.pjit": "jax.jit",
+    "jax.pjit": "jax.jit",
+    "jax.ad_checkpoint.checkpoint": "jax.checkpoint",
+    "jax.remat": "jax.checkpoint",
+    "jax.tree.map": "jax.tree_util.tree_map",
+    "jax.experimental.shard_map.shard_map": "jax.shard_map",
+    "jax.experimental.io_callback": "jax.experimental.io_callback",
+    "flax.linen.jit": "flax.linen.jit",
+}
+
+
+def canonical(name: str) -> str:
+    """Fold the re-exported spellings of one API into one name."""
+    return CANONICAL.get(name, name)
+
+
+def dotted_ast(node: ast.AST) -> str | None:
+    """`a.b.c` for an ast Name/Attribute chain, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def dotted_cst(node: cst.CSTNode) -> str | None:
+    """`a.b.c` for a libcst Name/Attribute chain, else None."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if isinstance(node, cst.Name):
+        parts.append(node.value)
+        return ".".join(reversed(parts))
+    return None
+
+
+@dataclass
+class ImportTable:
+    """Module-wide bindings of imported names, and the names the module defines itself."""
+
+    aliases: dict[str, str] = field(default_factory=dict)
+    module_defined: set[str] = field(default_factory=set)
+
+    @classmethod
+    def from_ast(cls, tree: ast.Module) -> ImportTable:
+        """Imports and definitions at module level (including inside top-level if/try blocks)."""
+        table = cls()
+        pending = list(tree.body)
+        while pending:
+            statement = pending.pop()
+            if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                table.add(statement)
+            elif isinstance(statement, (ast.If, ast.Try)):
+                pending += statement.body + statement.orelse
+                pending += getattr(statement, "finalbody", [])
+                for handler in getattr(statement, "handlers", []):
+                    pending += handler.body
+        for statement in tree.body:
+            for name in _bound_names(statement):
+                if name not in table.aliases:
+                    table.module_defined.add(name)
+        return table
+
+    def add(self, node: ast.Import | ast.ImportFrom) -> None:
+        """Record the names an import statement binds."""
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    self.aliases[alias.asname] = alias.name
+                else:
+                    head = alias.name.split(".")[0]
+                    self.aliases.setdefault(head, head)
+        elif node.module and node.level == 0:
+            for alias in node.names:
+                if alias.name != "*":
+                    self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+
+    def resolve(self, dotted: str | None) -> str | None:
+        """Qualified name of a dotted reference at module scope, or None when it is not known."""
+        if not dotted:
+            return None
+        head, _, rest = dotted.partition(".")
+        if head in self.aliases:
+            base = self.aliases[head]
+        elif head in BUILTIN_NAMES and head not in self.module_defined:
+            base = f"builtins.{head}"
+        else:
+            return None
+        return canonical(f"{base}.{rest}" if rest else base)
+
+    def mentions(self, module: str) -> bool:
+        """True when some import binds `module` or something inside it."""
+        return any(q == module or q.startswith(module + ".") for q in self.aliases.values())
+
+
+def _bound_names(statement: ast.stmt) -> list[str]:
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [statement.name]
+    if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+    return []

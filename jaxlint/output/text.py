@@ -1,0 +1,137 @@
+"""Human-readable output: one line per diagnostic, fix status, verification figures, summary."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from jaxlint.diagnostics import Diagnostic, Fix
+from jaxlint.output import rule_name
+
+_PASSED = {None, "passed", "verified", "ok"}
+_LABELS = {
+    "failed": "verification failed",
+    "unverifiable": "not verified",
+    "timeout": "verification timed out",
+    "jax-missing": "not verified",
+}
+
+
+def location(diagnostic: Diagnostic) -> str:
+    """`path:line:col`, with `cell N` for a notebook finding."""
+    cell = f":cell {diagnostic.cell}" if diagnostic.cell is not None else ""
+    return f"{diagnostic.path}{cell}:{diagnostic.line}:{diagnostic.column}"
+
+
+def fix_status(fix: Fix) -> str:
+    """` (fix: kind, applied|available|not applied: note)`."""
+    if fix.applied:
+        state = "applied"
+    elif fix.note:
+        state = f"not applied: {fix.note}"
+    else:
+        state = "available"
+    return f" (fix: {fix.kind}, {state})"
+
+
+def _number(value: Any) -> str:
+    if isinstance(value, float):
+        return "0.0" if value == 0 else f"{value:.3g}"
+    return str(value)
+
+
+def _seconds(value: Any) -> str:
+    return f"{value:.2f} s" if isinstance(value, (int, float)) else f"{value} s"
+
+
+def _before_after(verification: Mapping[str, Any], before: str, after: str, show: Any) -> str:
+    first, second = verification.get(before), verification.get(after)
+    first_text = show(first) if first is not None else "?"
+    second_text = show(second) if second is not None else "?"
+    return f"{first_text} → {second_text}"
+
+
+def verification_text(verification: Mapping[str, Any]) -> str:
+    """One line of verification figures, printing only the keys that are present."""
+    status = verification.get("status")
+    label = "verified" if status in _PASSED else _LABELS.get(status, f"verification {status}")
+    parts = []
+    tried, passed = verification.get("inputs_tried"), verification.get("inputs_passed")
+    if tried:  # "0/0 inputs" says nothing: verification never got to run
+        parts.append(f"{passed}/{tried} inputs" if passed is not None else f"{tried} inputs tried")
+    if verification.get("max_abs_diff") is not None:
+        parts.append(f"max |Δ| {_number(verification['max_abs_diff'])}")
+    if verification.get("eqns_before") is not None or verification.get("eqns_after") is not None:
+        eqns = f"jaxpr eqns {_before_after(verification, 'eqns_before', 'eqns_after', str)}"
+        totals = ("eqns_total_before", "eqns_total_after")
+        if any(verification.get(key) is not None for key in totals):
+            eqns += f" (total {_before_after(verification, *totals, str)})"
+        parts.append(eqns)
+    compile_keys = ("compile_s_before", "compile_s_after")
+    if any(verification.get(key) is not None for key in compile_keys):
+        parts.append(f"compile {_before_after(verification, *compile_keys, _seconds)}")
+    reason = str(verification.get("reason") or "")
+    if reason and status not in _PASSED:  # a pass speaks through its figures
+        parts.append(reason.removeprefix(f"{label}:").strip())
+    return f"{label}: {', '.join(parts)}" if parts else label
+
+
+def _source_excerpt(diagnostic: Diagnostic, lines: Sequence[str]) -> list[str]:
+    if diagnostic.cell is not None or not 1 <= diagnostic.line <= len(lines):
+        return []
+    text = lines[diagnostic.line - 1].rstrip("\r\n")
+    start = max(diagnostic.column - 1, 0)
+    end = (
+        diagnostic.span.end_column - 1 if diagnostic.span.end_line == diagnostic.line else len(text)
+    )
+    width = max(end - start, 1)
+    return [f"    {text}", "    " + " " * start + "^" * width]
+
+
+def format_diagnostic(diagnostic: Diagnostic, source_lines: Sequence[str] | None = None) -> str:
+    """One diagnostic's lines: location and message, source excerpt, verification figures."""
+    line = f"{location(diagnostic)}: {diagnostic.code} [{diagnostic.severity}] {diagnostic.message}"
+    if diagnostic.fix is not None:
+        line += fix_status(diagnostic.fix)
+    out = [line]
+    if source_lines is not None:
+        out.extend(_source_excerpt(diagnostic, source_lines))
+    if diagnostic.fix is not None and diagnostic.fix.verification is not None:
+        out.append(f"    {verification_text(diagnostic.fix.verification)}")
+    return "\n".join(out)
+
+
+def format_text(
+    diagnostics: Sequence[Diagnostic],
+    sources: Mapping[str, Sequence[str]] | None = None,
+) -> str:
+    """All diagnostics, one per line (with source excerpts when `sources` maps path → lines)."""
+    return "".join(
+        format_diagnostic(d, sources.get(d.path) if sources is not None else None) + "\n"
+        for d in diagnostics
+    )
+
+
+def format_statistics(diagnostics: Sequence[Diagnostic]) -> str:
+    """Per-code counts, most frequent first: `count CODE name`."""
+    counts = Counter(d.code for d in diagnostics)
+    if not counts:
+        return ""
+    width = len(str(max(counts.values())))
+    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return "".join(
+        f"{count:>{width}} {code} {rule_name(code)}".rstrip() + "\n" for code, count in rows
+    )
+
+
+def summary(diagnostics: Sequence[Diagnostic], *, fixing: bool = False) -> str:
+    """`Found N diagnostics (M fixed, K remaining).`, or `All checks passed!` for none."""
+    total = len(diagnostics)
+    if total == 0:
+        return "All checks passed!"
+    fixed = sum(1 for d in diagnostics if d.fix is not None and d.fix.applied)
+    noun = "diagnostic" if total == 1 else "diagnostics"
+    if fixing or fixed:
+        return f"Found {total} {noun} ({fixed} fixed, {total - fixed} remaining)."
+    return f"Found {total} {noun}."

@@ -1,0 +1,85 @@
+"""JAX101 python-loop-over-array: a loop in traced code whose trip count is an array length."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.cst_text import code_of, count_statements
+from jaxlint.fixes.scan_rewrite import scan_edit
+from jaxlint.rules.base import Rule
+from jaxlint.unit_summary import UnitSummary
+from jaxlint.values import Kind
+
+ITERATION_WRAPPERS = ("builtins.enumerate", "builtins.reversed", "builtins.zip")
+
+
+class PythonLoopOverArray(Rule):
+    code = "JAX101"
+    name = "python-loop-over-array"
+    severity = "warning"
+    fix_kind = "verified"
+    summary = "Python loop over an array in traced code: unrolled once per element"
+
+    @classmethod
+    def may_apply(cls, unit: UnitSummary) -> bool:
+        return unit.traced and (
+            bool(unit.node_types & {"For", "AsyncFor", "comprehension"})
+            or "builtins.sum" in unit.called
+        )
+
+    def visit_For(self, node: cst.For) -> None:
+        if not self.context.traced:
+            return
+        source = self.array_length_source(node.iter)
+        if source is None:
+            return
+        statements = count_statements(node.body)
+        self.report(
+            node,
+            f"Python loop over {source} (length known only at trace time) unrolls its "
+            f"{statements}-statement body once per element: the jaxpr and compile time grow "
+            "with the array length; use jax.lax.scan / lax.fori_loop or vectorize",
+            end_node=node.iter,
+            fix=scan_edit(node, self.context),
+        )
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        if not self.context.traced:
+            return
+        source = self.array_length_source(node.iter)
+        if source is not None:
+            self.report(
+                node,
+                f"comprehension over {source} (length known only at trace time) is unrolled "
+                "once per element; use jax.vmap or an array expression",
+                end_node=node.iter,
+            )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.context.traced or self.context.resolve(node.func) != "builtins.sum":
+            return
+        if len(node.args) >= 1 and self.context.kind(node.args[0].value) == Kind.ARRAY:
+            self.report(
+                node,
+                f"builtin sum over {code_of(node.args[0].value)} adds its rows one by one, "
+                "unrolled at trace time; use jnp.sum(..., axis=0)",
+            )
+
+    def array_length_source(self, iterable: cst.BaseExpression) -> str | None:
+        """How the loop's trip count comes from an array, or None when it is static."""
+        context = self.context
+        if isinstance(iterable, cst.Call):
+            callee = context.resolve(iterable.func)
+            arguments = [a.value for a in iterable.args if not a.keyword]
+            if callee == "builtins.range":
+                if any(context.kind(a) == Kind.SHAPE for a in arguments):
+                    return f"`{code_of(iterable)}`"
+                return None
+            if callee in ITERATION_WRAPPERS:
+                for argument in arguments:
+                    if self.array_length_source(argument) is not None:
+                        return f"`{code_of(iterable)}`"
+                return None
+        if context.kind(iterable) == Kind.ARRAY:
+            return f"`{code_of(iterable)}`"
+        return None

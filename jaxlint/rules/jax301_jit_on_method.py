@@ -1,0 +1,47 @@
+"""JAX301 jit-on-method: `jax.jit` on a method whose `self`/`cls` is not static."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.fixes.method_rewrite import helper_edit
+from jaxlint.jax_api import FILTERING_JITS, REFERENCE_SEMANTICS_APIS
+from jaxlint.rules.base import Rule
+from jaxlint.scope import is_pytree_class
+from jaxlint.unit_summary import UnitSummary
+
+
+class JitOnMethod(Rule):
+    code = "JAX301"
+    name = "jit-on-method"
+    severity = "error"
+    fix_kind = "verified"
+    summary = "jit on a method: `self` is not a JAX type and the call fails with TypeError"
+
+    @classmethod
+    def may_apply(cls, unit: UnitSummary) -> bool:
+        return any(f.class_info is not None for f in unit.jitted)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        info = self.context.function
+        if info is None or info.class_info is None or not info.is_method:
+            return
+        if is_pytree_class(info.class_info):
+            return
+        receiver = info.positional[0]
+        for root in info.roots:
+            if root.via != "decorator" or root.api in FILTERING_JITS | REFERENCE_SEMANTICS_APIS:
+                continue
+            if root.static_params is None or receiver in root.static_params:
+                continue  # static self is JAX306's business
+            position = info.node.decorator_list.index(root.node)  # type: ignore[union-attr]
+            class_name = info.class_info.node.name
+            kind = "class" if info.is_classmethod else "instance"
+            self.report(
+                node.decorators[position],
+                f"`@{root.api}` on method `{class_name}.{info.name}`: `{receiver}` (a "
+                f"`{class_name}` {kind}) is not a JAX type, so every call raises TypeError; "
+                "jit a module-level helper that takes the attributes the method reads, or "
+                "register the class as a pytree",
+                fix=helper_edit(node, root, self.context),
+            )

@@ -1,0 +1,823 @@
+"""Which functions of a module are traced, how, and with which parameters static (SPEC §2).
+
+Built once per file from the `ast` (cheap: ~20x faster than a libcst parse), so the engine can
+decide which parts of a file need libcst at all. Rules read it through `jaxlint.context`.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from jaxlint.diagnostics import Span
+from jaxlint.jax_api import (
+    CALL_THROUGH,
+    CUSTOM_RULE_ATTRIBUTES,
+    FILTERING_JITS,
+    HOST_CALLBACKS,
+    JIT_APIS,
+    PYTREE_BASES,
+    PYTREE_CLASS_DECORATORS,
+    PYTREE_REGISTRATION_CALLS,
+    REFERENCE_SEMANTICS_APIS,
+    STRUCTURED_RESULTS,
+    TRANSFORMS,
+    TraceKind,
+    is_array_api,
+)
+from jaxlint.names import ImportTable, dotted_ast
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+_FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_CONTAINER_DISPLAYS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
+_CONTAINER_FACTORIES = frozenset(
+    {
+        "builtins.list",
+        "builtins.dict",
+        "builtins.set",
+        "collections.defaultdict",
+        "collections.deque",
+        "collections.OrderedDict",
+        "collections.Counter",
+    }
+)
+STATIC_ANNOTATIONS = frozenset({"int", "bool", "str", "float", "complex", "Callable", "type"})
+
+
+@dataclass(eq=False)
+class JitRoot:
+    """One place where a function is wrapped by a jit-like API."""
+
+    api: str  # qualified name, e.g. "jax.jit"
+    via: str  # "decorator" | "call"
+    node: ast.AST  # the decorator expression or the wrapping call
+    static_params: frozenset[str] | None  # None: the spec could not be read statically
+    static_argnums: tuple[int, ...] = ()
+    static_argnames: tuple[str, ...] = ()
+    bound_method: bool = False
+
+
+@dataclass(eq=False)
+class ClassInfo:
+    """A class of the module, and whether its instances are pytrees."""
+
+    node: ast.ClassDef
+    base_names: list[str]  # qualified names, or local class names
+    decorator_names: list[str]
+    methods: dict[str, FunctionInfo] = field(default_factory=dict)
+    registered: bool = False
+    frozen: bool = False
+
+
+@dataclass(eq=False)
+class FunctionInfo:
+    """A def or lambda, with what the module-level analysis learned about it."""
+
+    node: FunctionNode
+    name: str
+    parent: FunctionInfo | None
+    class_info: ClassInfo | None  # set for functions defined directly in a class body
+    positional: tuple[str, ...]
+    keyword_only: tuple[str, ...]
+    vararg: str | None
+    kwarg: str | None
+    with_defaults: frozenset[str]
+    annotations: dict[str, ast.expr]
+    decorator_names: list[str | None]
+    local_defs: dict[str, FunctionInfo] = field(default_factory=dict)
+    local_names: set[str] = field(default_factory=set)
+    loaded_names: set[str] = field(default_factory=set)
+    declared_outer: set[str] = field(default_factory=set)  # `global` / `nonlocal` names
+    trace: TraceKind | None = None
+    roots: list[JitRoot] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    host: bool = False
+    reference_semantics: bool = False
+    callers: list[FunctionInfo] = field(default_factory=list)
+    constant_params: set[str] | None = None  # params every visible call site passes a literal
+    param_hints: dict[str, set[str]] = field(default_factory=dict)  # "array" / "container"
+
+    @property
+    def is_method(self) -> bool:
+        return (
+            self.class_info is not None
+            and not isinstance(self.node, ast.Lambda)
+            and "builtins.staticmethod" not in self.decorator_names
+            and bool(self.positional)
+        )
+
+    @property
+    def is_classmethod(self) -> bool:
+        return "builtins.classmethod" in self.decorator_names
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        extra = tuple(p for p in (self.vararg, self.kwarg) if p)
+        return self.positional + self.keyword_only + extra
+
+    @property
+    def header_lines(self) -> list[int]:
+        """The `def` line and decorator lines: a `# noqa: CODE` there covers the function."""
+        node = self.node
+        lines = [node.lineno]
+        if not isinstance(node, ast.Lambda):
+            lines += [d.lineno for d in node.decorator_list]
+        return lines
+
+    @property
+    def start_line(self) -> int:
+        return min(self.header_lines)
+
+    @property
+    def end_line(self) -> int:
+        return self.node.end_lineno or self.node.lineno
+
+    @property
+    def static_params(self) -> frozenset[str]:
+        """Parameters that hold Python values at trace time (not tracers)."""
+        static: set[str] = set()
+        specs = [root.static_params for root in self.roots]
+        if specs:
+            readable = [s for s in specs if s is not None]
+            if len(readable) < len(specs):
+                return frozenset(self.params)  # an unreadable spec: do not guess
+            static = set.intersection(*(set(s) for s in readable))
+        elif self.constant_params:
+            static = set(self.constant_params)
+        if self.is_method and (self.class_info is None or not is_pytree_class(self.class_info)):
+            static.add(self.positional[0])  # a non-pytree `self` cannot be traced at all
+        return frozenset(static)
+
+    @property
+    def own_trace(self) -> bool:
+        """Traced by a transform of its own (a new trace level), not only by being called."""
+        return any(not reason.startswith("called from") for reason in self.reasons)
+
+    def describe(self) -> str:
+        return "lambda" if isinstance(self.node, ast.Lambda) else f"`{self.name}`"
+
+
+@dataclass(eq=False)
+class ModuleIndex:
+    """The module-level facts every rule shares, computed once per file."""
+
+    tree: ast.Module
+    imports: ImportTable
+    functions: list[FunctionInfo]  # in source order (by start position)
+    module_defs: dict[str, FunctionInfo]
+    classes: dict[str, ClassInfo]
+    aliases: dict[str, list[FunctionInfo]]  # `g = jax.jit(f)` → g: [f]
+    jit_decorators: frozenset[str]
+    module_values: dict[str, str]  # module-level `name = <value>`: "container" or the callee's name
+    lines: list[str] = field(default_factory=list)
+
+    def span_of(self, node: ast.AST) -> Span:
+        """File span of an ast node (ast columns are UTF-8 byte offsets; spans count characters)."""
+        end_line = getattr(node, "end_lineno", None) or node.lineno
+        end_col = getattr(node, "end_col_offset", None)
+        return Span(
+            node.lineno,
+            self._characters(node.lineno, node.col_offset) + 1,
+            end_line,
+            self._characters(end_line, end_col if end_col is not None else node.col_offset) + 1,
+        )
+
+    def _characters(self, line: int, byte_offset: int) -> int:
+        if not 0 < line <= len(self.lines):
+            return byte_offset
+        text = self.lines[line - 1]
+        if text.isascii():
+            return byte_offset
+        return len(text.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore"))
+
+    def traced_functions(self) -> list[FunctionInfo]:
+        return [f for f in self.functions if f.trace is not None]
+
+    def relevant(self, function: FunctionInfo) -> bool:
+        """Does this function need a closer look: traced, or wrapped by a jit?"""
+        return function.trace is not None or bool(function.roots)
+
+    def units(self) -> list[tuple[int, int, ast.stmt]]:
+        """(first line, last line, statement) of the smallest statements that hold relevant code.
+
+        A relevant def is its own unit; a relevant lambda brings the statement around it. Units
+        nested in other units are dropped. Each unit is parsed by libcst on its own.
+        """
+        anchors: list[tuple[int, int, ast.stmt]] = []
+        for function in self.functions:
+            if not self.relevant(function):
+                continue
+            if isinstance(function.node, ast.Lambda):
+                statement = _enclosing_statement(self.tree.body, function.node)
+                if statement is None:
+                    continue
+                first = min(
+                    [statement.lineno]
+                    + [d.lineno for d in getattr(statement, "decorator_list", [])]
+                )
+                anchors.append((first, statement.end_lineno or statement.lineno, statement))
+            else:
+                anchors.append((function.start_line, function.end_line, function.node))
+        anchors.sort(key=lambda a: (a[0], -a[1]))
+        units: list[tuple[int, int, ast.stmt]] = []
+        for anchor in anchors:
+            if units and anchor[0] >= units[-1][0] and anchor[1] <= units[-1][1]:
+                continue
+            units.append(anchor)
+        return units
+
+
+def _enclosing_statement(body: list[ast.stmt], target: ast.AST) -> ast.stmt | None:
+    """The innermost statement whose lines contain `target`."""
+    line = target.lineno
+    found = None
+    statements = body
+    while statements:
+        inner: list[ast.stmt] = []
+        for statement in statements:
+            first = min(
+                [statement.lineno] + [d.lineno for d in getattr(statement, "decorator_list", [])]
+            )
+            if first <= line <= (statement.end_lineno or statement.lineno):
+                found = statement
+                for field_name in ("body", "orelse", "finalbody", "handlers", "cases"):
+                    for child in getattr(statement, field_name, []) or []:
+                        if isinstance(child, ast.stmt):
+                            inner.append(child)
+                        else:  # except handlers / match cases hold statements
+                            inner.extend(getattr(child, "body", []))
+                break
+        statements = inner
+    return found
+
+
+def is_pytree_class(class_info: ClassInfo, seen: set[int] | None = None) -> bool:
+    """True when instances of the class are pytrees (registered, or a pytree base class)."""
+    if class_info.registered:
+        return True
+    if any(d in PYTREE_CLASS_DECORATORS for d in class_info.decorator_names):
+        return True
+    return any(b in PYTREE_BASES for b in class_info.base_names)
+
+
+# ---------------------------------------------------------------------------------------------
+# Building the index
+
+
+def build_index(
+    tree: ast.Module, jit_decorators: tuple[str, ...] = (), lines: list[str] | None = None
+) -> ModuleIndex:
+    """Analyse a parsed module: functions, classes, jit roots, traced set."""
+    builder = _IndexBuilder(tree, ImportTable.from_ast(tree), frozenset(jit_decorators))
+    builder.collect(tree.body, parent=None, class_info=None)
+    for function in builder.functions:
+        function.local_names -= function.declared_outer
+    builder.find_roots()
+    builder.propagate()
+    builder.collect_call_hints()
+    functions = sorted(builder.functions, key=lambda f: _start_key(f.node))
+    return ModuleIndex(
+        tree=tree,
+        imports=builder.imports,
+        functions=functions,
+        module_defs=builder.module_defs,
+        classes=builder.classes,
+        aliases=builder.aliases,
+        jit_decorators=builder.jit_decorators,
+        module_values=builder.module_values(),
+        lines=lines or [],
+    )
+
+
+def _start_key(node: FunctionNode) -> tuple[int, int]:
+    if isinstance(node, ast.Lambda) or not node.decorator_list:
+        return (node.lineno, node.col_offset)
+    first = node.decorator_list[0]
+    return (first.lineno, first.col_offset - 1)  # the `@` precedes the decorator expression
+
+
+def _literal(node: ast.AST | None) -> object:
+    if node is None:
+        return None
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return _UNREADABLE
+
+
+_UNREADABLE = object()
+
+
+class _IndexBuilder:
+    def __init__(self, tree: ast.Module, imports: ImportTable, jit_decorators: frozenset[str]):
+        self.tree = tree
+        self.imports = imports
+        self.jit_decorators = jit_decorators
+        self.functions: list[FunctionInfo] = []
+        self.by_node: dict[int, FunctionInfo] = {}
+        self.module_defs: dict[str, FunctionInfo] = {}
+        self.classes: dict[str, ClassInfo] = {}
+        self.aliases: dict[str, list[FunctionInfo]] = {}
+        # (enclosing function or None, call node) for every call in the module
+        self.calls: list[tuple[FunctionInfo | None, ast.Call]] = []
+        self._class_of: dict[int, ClassInfo] = {}
+        self.module_assigns: list[ast.Assign] = []
+
+    # -- pass 1: structure --------------------------------------------------------------------
+
+    def collect(
+        self, body: list[ast.stmt], parent: FunctionInfo | None, class_info: ClassInfo | None
+    ) -> None:
+        for statement in body:
+            self._collect_node(statement, parent, class_info)
+
+    def _collect_node(
+        self, root: ast.AST, parent: FunctionInfo | None, class_info: ClassInfo | None
+    ) -> None:
+        # An explicit stack instead of recursion: this walk sees every node of every JAX file.
+        stack: list[tuple[ast.AST, FunctionInfo | None, ClassInfo | None]] = [
+            (root, parent, class_info)
+        ]
+        calls, module_assigns = self.calls, self.module_assigns
+        while stack:
+            node, scope, owner = stack.pop()
+            kind = type(node)
+            if kind is ast.Name:
+                if scope is not None:
+                    if type(node.ctx) is ast.Store:
+                        scope.local_names.add(node.id)
+                    else:
+                        scope.loaded_names.add(node.id)
+                continue
+            if kind is ast.Call:
+                calls.append((scope, node))
+            elif kind in _FUNCTION_TYPES:
+                info = self._add_function(node, scope, owner)  # type: ignore[arg-type]
+                body = [node.body] if kind is ast.Lambda else node.body  # type: ignore[attr-defined]
+                stack.extend((statement, info, None) for statement in reversed(body))
+                stack.append((node.args, scope, None))  # defaults run in the enclosing scope
+                if kind is not ast.Lambda:
+                    stack.extend((d, scope, None) for d in node.decorator_list)  # type: ignore[attr-defined]
+                continue
+            elif kind is ast.ClassDef:
+                self._add_class(node, scope)  # type: ignore[arg-type]
+                class_info_here = self._class_of[id(node)]
+                stack.extend((s, scope, class_info_here) for s in reversed(node.body))  # type: ignore[attr-defined]
+                stack.extend(
+                    (c, scope, None) for c in node.bases + node.keywords + node.decorator_list
+                )  # type: ignore[attr-defined]
+                continue
+            elif kind is ast.Assign:
+                if scope is None and owner is None:
+                    module_assigns.append(node)  # type: ignore[arg-type]
+            elif kind is ast.Global or kind is ast.Nonlocal:
+                if scope is not None:
+                    scope.declared_outer.update(node.names)  # type: ignore[attr-defined]
+            elif kind is ast.Import or kind is ast.ImportFrom:
+                self.imports.add(node)  # type: ignore[arg-type]
+            is_statement = isinstance(node, ast.stmt)
+            for field_name in node._fields:
+                value = getattr(node, field_name, None)
+                if isinstance(value, list):
+                    for item in reversed(value):
+                        if isinstance(item, ast.AST):
+                            stack.append((item, scope, owner if is_statement else None))
+                elif isinstance(value, ast.AST):
+                    stack.append((value, scope, owner if is_statement else None))
+
+    def _add_class(self, node: ast.ClassDef, parent: FunctionInfo | None) -> None:
+        info_class = ClassInfo(
+            node=node,
+            base_names=[
+                self._resolve(dotted_ast(b), parent) or dotted_ast(b) or "" for b in node.bases
+            ],
+            decorator_names=[
+                self._resolve(dotted_ast(_call_func(d)), parent) or "" for d in node.decorator_list
+            ],
+        )
+        info_class.frozen = any(
+            k.arg == "frozen" and _literal(k.value) is True
+            for d in node.decorator_list
+            if isinstance(d, ast.Call)
+            for k in d.keywords
+        )
+        self._class_of[id(node)] = info_class
+        if parent is None:
+            self.classes[node.name] = info_class
+        else:
+            parent.local_names.add(node.name)
+
+    def _add_function(
+        self, node: FunctionNode, parent: FunctionInfo | None, class_info: ClassInfo | None
+    ) -> FunctionInfo:
+        args = node.args
+        positional = tuple(a.arg for a in args.posonlyargs + args.args)
+        keyword_only = tuple(a.arg for a in args.kwonlyargs)
+        defaults = positional[len(positional) - len(args.defaults) :] if args.defaults else ()
+        kw_defaults = tuple(
+            a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None
+        )
+        annotations = {
+            a.arg: a.annotation
+            for a in args.posonlyargs + args.args + args.kwonlyargs
+            if a.annotation is not None
+        }
+        is_lambda = isinstance(node, ast.Lambda)
+        info = FunctionInfo(
+            node=node,
+            name="<lambda>" if is_lambda else node.name,
+            parent=parent,
+            class_info=class_info,
+            positional=positional,
+            keyword_only=keyword_only,
+            vararg=args.vararg.arg if args.vararg else None,
+            kwarg=args.kwarg.arg if args.kwarg else None,
+            with_defaults=frozenset(defaults + kw_defaults),
+            annotations=annotations,
+            decorator_names=[]
+            if is_lambda
+            else [self._resolve(dotted_ast(_call_func(d)), parent) for d in node.decorator_list],
+        )
+        info.local_names.update(info.params)
+        self.functions.append(info)
+        self.by_node[id(node)] = info
+        if not is_lambda:
+            if class_info is not None:
+                class_info.methods[node.name] = info
+            elif parent is not None:
+                parent.local_defs[node.name] = info
+                parent.local_names.add(node.name)
+            else:
+                self.module_defs[node.name] = info
+        return info
+
+    # -- name resolution ------------------------------------------------------------------------
+
+    def _resolve(self, dotted: str | None, scope: FunctionInfo | None) -> str | None:
+        """Qualified name of a reference, unless a local variable shadows its head."""
+        if not dotted:
+            return None
+        head = dotted.split(".")[0]
+        enclosing = scope
+        while enclosing is not None:
+            if head in enclosing.local_names:
+                return None
+            enclosing = enclosing.parent
+        if head in self.jit_decorators or dotted in self.jit_decorators:
+            return dotted
+        return self.imports.resolve(dotted)
+
+    def _lookup_function(self, name: str, scope: FunctionInfo | None) -> list[FunctionInfo]:
+        enclosing = scope
+        while enclosing is not None:
+            if name in enclosing.local_defs:
+                return [enclosing.local_defs[name]]
+            if name in enclosing.local_names:
+                return []
+            enclosing = enclosing.parent
+        if name in self.module_defs:
+            return [self.module_defs[name]]
+        return list(self.aliases.get(name, []))
+
+    def _method_of(
+        self, scope: FunctionInfo | None, receiver: str, method: str
+    ) -> FunctionInfo | None:
+        """`self.m` / `cls.m` inside a method, or `Class.m`, to the method's info."""
+        class_info = None
+        enclosing = scope
+        while enclosing is not None:
+            if (
+                enclosing.class_info is not None
+                and enclosing.positional
+                and (enclosing.positional[0] == receiver)
+            ):
+                class_info = enclosing.class_info
+                break
+            enclosing = enclosing.parent
+        if class_info is None:
+            class_info = self.classes.get(receiver)
+        seen = 0
+        while class_info is not None and seen < 10:
+            if method in class_info.methods:
+                return class_info.methods[method]
+            bases = [self.classes.get(b) for b in class_info.base_names if b in self.classes]
+            class_info = bases[0] if bases else None
+            seen += 1
+        return None
+
+    def _targets(
+        self, expression: ast.AST | None, scope: FunctionInfo | None, depth: int = 0
+    ) -> list[tuple[FunctionInfo, bool, TraceKind | None]]:
+        """Functions a callable denotes: (info, is it a bound method, inner transform kind)."""
+        if expression is None or depth > 6:
+            return []
+        if isinstance(expression, ast.Lambda):
+            return [(self.by_node[id(expression)], False, None)]
+        if isinstance(expression, ast.Name):
+            return [(f, False, None) for f in self._lookup_function(expression.id, scope)]
+        if isinstance(expression, ast.Attribute) and isinstance(expression.value, ast.Name):
+            method = self._method_of(scope, expression.value.id, expression.attr)
+            if method is not None:
+                bound = expression.value.id not in self.classes or method.is_classmethod
+                return [(method, bound, None)]
+            return []
+        if isinstance(expression, ast.Call):
+            api = self._resolve(dotted_ast(expression.func), scope)
+            if api == "functools.partial" and expression.args:
+                return self._targets(expression.args[0], scope, depth + 1)
+            if api in TRANSFORMS or api in JIT_APIS:
+                kind = TRANSFORMS[api][0] if api in TRANSFORMS else TraceKind.ABSTRACT
+                inner = _function_arguments(expression, api)
+                return [
+                    (f, bound, max(kind, inner_kind or kind))
+                    for argument in inner
+                    for f, bound, inner_kind in self._targets(argument, scope, depth + 1)
+                ]
+        return []
+
+    def module_values(self) -> dict[str, str]:
+        """What module-level names are bound to: a mutable container, or a call's result."""
+        found: dict[str, str] = {}
+        for assign in self.module_assigns:
+            value = assign.value
+            if isinstance(value, _CONTAINER_DISPLAYS):
+                description = "container"
+            elif isinstance(value, ast.Call):
+                callee = self._resolve(dotted_ast(value.func), None) or ""
+                description = "container" if callee in _CONTAINER_FACTORIES else callee
+            else:
+                continue
+            for target in assign.targets:
+                if isinstance(target, ast.Name):
+                    found[target.id] = description
+        return found
+
+    # -- pass 2: roots --------------------------------------------------------------------------
+
+    def _decorator_root(self, decorator: ast.expr, scope: FunctionInfo | None):
+        """(api, trace kind, keyword arguments) when the decorator traces the function."""
+        func = decorator
+        keywords: list[ast.keyword] = []
+        if isinstance(decorator, ast.Call):
+            api = self._resolve(dotted_ast(decorator.func), scope)
+            if api == "functools.partial" and decorator.args:
+                func, keywords = decorator.args[0], decorator.keywords
+            else:
+                func, keywords = decorator.func, decorator.keywords
+        api = self._resolve(dotted_ast(func), scope)
+        if api is None:
+            if isinstance(func, ast.Attribute) and func.attr in CUSTOM_RULE_ATTRIBUTES:
+                return ("custom-rule", TraceKind.CONCRETE, [])
+            return None
+        if api in JIT_APIS or api in self.jit_decorators:
+            return (api, TraceKind.ABSTRACT, keywords)
+        if api in TRANSFORMS:
+            return (api, TRANSFORMS[api][0], keywords)
+        return None
+
+    def _static_spec(
+        self, keywords: list[ast.keyword], info: FunctionInfo, bound: bool, api: str
+    ) -> JitRoot:
+        argnums: tuple[int, ...] = ()
+        argnames: tuple[str, ...] = ()
+        readable = True
+        for keyword in keywords:
+            if keyword.arg in ("static_argnums", "static_argnames"):
+                value = _literal(keyword.value)
+                if value is _UNREADABLE:
+                    readable = False
+                    continue
+                values = value if isinstance(value, (tuple, list)) else (value,)
+                if keyword.arg == "static_argnums":
+                    argnums = tuple(v for v in values if isinstance(v, int))
+                else:
+                    argnames = tuple(v for v in values if isinstance(v, str))
+        positional = info.positional[1:] if bound else info.positional
+        static = set(argnames)
+        for number in argnums:
+            if -len(positional) <= number < len(positional):
+                static.add(positional[number])
+        if api in FILTERING_JITS:
+            static |= {
+                p
+                for p, annotation in info.annotations.items()
+                if (dotted_ast(annotation) or "").split(".")[-1] in STATIC_ANNOTATIONS
+            }
+        return JitRoot(
+            api=api,
+            via="decorator",
+            node=keywords[0].value if keywords else info.node,
+            static_params=frozenset(static) if readable else None,
+            static_argnums=argnums,
+            static_argnames=argnames,
+            bound_method=bound,
+        )
+
+    def _mark(self, info: FunctionInfo, kind: TraceKind, reason: str, api: str = "") -> None:
+        if info.host:
+            return
+        if info.trace is None or kind > info.trace:
+            info.trace = kind
+        if reason not in info.reasons:
+            info.reasons.append(reason)
+        if api in REFERENCE_SEMANTICS_APIS:
+            info.reference_semantics = True
+
+    def find_roots(self) -> None:
+        for info in self.functions:
+            if isinstance(info.node, ast.Lambda):
+                continue
+            for decorator in info.node.decorator_list:
+                found = self._decorator_root(decorator, info.parent)
+                if found is None:
+                    continue
+                api, kind, keywords = found
+                if api in JIT_APIS or api in self.jit_decorators:
+                    root = self._static_spec(keywords, info, bound=False, api=api)
+                    root.node = decorator
+                    info.roots.append(root)
+                self._mark(info, kind, f"decorated with {api}", api)
+
+        for scope, call in self.calls:
+            api = self._resolve(dotted_ast(call.func), scope)
+            if api is None:
+                continue
+            if api in HOST_CALLBACKS:
+                for argument in call.args[:1]:
+                    for target, _, _ in self._targets(argument, scope):
+                        target.host = True
+                        target.trace = None
+            elif api in PYTREE_REGISTRATION_CALLS and call.args:
+                registered = dotted_ast(call.args[0])
+                if registered in self.classes:
+                    self.classes[registered].registered = True
+
+        for assign in self.module_assigns:  # g = jax.jit(f), g = partial(f, ...), g = f
+            targets = self._targets(assign.value, None)
+            if targets:
+                for target in assign.targets:
+                    if isinstance(target, ast.Name):
+                        self.aliases[target.id] = [f for f, _, _ in targets]
+
+        for scope, call in self.calls:
+            api = self._resolve(dotted_ast(call.func), scope)
+            if api is None:
+                continue
+            if api in JIT_APIS or api in self.jit_decorators:
+                for argument in _function_arguments(call, api):
+                    for target, bound, inner in self._targets(argument, scope):
+                        root = self._static_spec(call.keywords, target, bound, api)
+                        root.via, root.node = "call", call
+                        target.roots.append(root)
+                        self._mark(
+                            target, max(TraceKind.ABSTRACT, inner or 0), f"wrapped by {api}", api
+                        )
+            elif api in TRANSFORMS:
+                kind = TRANSFORMS[api][0]
+                for argument in _function_arguments(call, api):
+                    for target, _, inner in self._targets(argument, scope):
+                        self._mark(target, max(kind, inner or kind), f"passed to {api}", api)
+
+    def collect_call_hints(self) -> None:
+        """Evidence from call sites in the module: `f(jnp.ones(3))` → array, `f(*args)` → tuple."""
+        self.module_values_cache = self.module_values()
+        for scope, call in self.calls:
+            if not isinstance(call.func, (ast.Name, ast.Call)):
+                continue
+            for target, bound, _ in self._targets(call.func, scope):
+                positional = (
+                    target.positional[1:] if bound or target.is_method else target.positional
+                )
+                pairs = list(zip(positional, call.args, strict=False))
+                pairs += [(k.arg, k.value) for k in call.keywords if k.arg]
+                for name, argument in pairs:
+                    if isinstance(argument, ast.Starred):
+                        break
+                    hint = _argument_hint(argument, scope, self)
+                    if hint is not None:
+                        target.param_hints.setdefault(name, set()).add(hint)
+
+    # -- pass 3: propagation --------------------------------------------------------------------
+
+    def _callees(self) -> dict[int, list[tuple[FunctionInfo, ast.Call | None]]]:
+        edges: dict[int, list[tuple[FunctionInfo, ast.Call | None]]] = {}
+        for scope, call in self.calls:
+            if scope is None:
+                continue
+            api = self._resolve(dotted_ast(call.func), scope)
+            if api in HOST_CALLBACKS:
+                continue
+            found = self._targets(call.func, scope) if api is None else []
+            for target, _, _ in found:
+                edges.setdefault(id(scope.node), []).append((target, call))
+            if api in CALL_THROUGH or api is None:
+                # functions passed as arguments run in the caller's context (tree_map, helpers)
+                for argument in call.args:
+                    if isinstance(argument, (ast.Name, ast.Lambda)):
+                        for target, _, _ in self._targets(argument, scope):
+                            edges.setdefault(id(scope.node), []).append((target, None))
+        for info in self.functions:  # nested defs and lambdas run in their parent's trace
+            if info.parent is not None and isinstance(info.node, ast.Lambda):
+                edges.setdefault(id(info.parent.node), []).append((info, None))
+        for info in self.functions:  # nested defs referenced by their parent
+            for name, target in info.local_defs.items():
+                if name in info.loaded_names:
+                    edges.setdefault(id(info.node), []).append((target, None))
+        return edges
+
+    def propagate(self) -> None:
+        edges = self._callees()
+        literal_args: dict[int, list[set[str]]] = {}
+        work = [f for f in self.functions if f.trace is not None]
+        while work:
+            caller = work.pop()
+            for callee, call in edges.get(id(caller.node), []):
+                if callee is caller or callee.host:
+                    continue
+                if call is not None:
+                    literal_args.setdefault(id(callee.node), []).append(
+                        _constant_params(call, callee)
+                    )
+                before = callee.trace
+                if caller not in callee.callers:
+                    callee.callers.append(caller)
+                self._mark(
+                    callee, caller.trace or TraceKind.CONCRETE, f"called from {caller.describe()}"
+                )
+                callee.reference_semantics |= caller.reference_semantics
+                if callee.trace != before:
+                    work.append(callee)
+        for info in self.functions:
+            sites = literal_args.get(id(info.node))
+            if sites and not info.roots:
+                info.constant_params = set.intersection(*sites)
+
+
+def _argument_hint(
+    argument: ast.expr, scope: FunctionInfo | None, builder: _IndexBuilder
+) -> str | None:
+    """What a call-site argument says about the parameter: an array, or a Python container."""
+    if isinstance(argument, (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.DictComp)):
+        return "container"
+    if isinstance(argument, ast.Name):
+        if scope is not None and argument.id in (scope.vararg, scope.kwarg):
+            return "container"
+        if scope is None or argument.id not in scope.local_names:
+            bound_to = builder.module_values_cache.get(argument.id, "")
+            if bound_to == "container":
+                return "container"
+            if is_array_api(bound_to) and bound_to not in STRUCTURED_RESULTS:
+                return "array"
+        return None
+    if isinstance(argument, ast.Call):
+        callee = builder._resolve(dotted_ast(argument.func), scope) or ""
+        if is_array_api(callee) and callee not in STRUCTURED_RESULTS:
+            return "array"
+    return None
+
+
+def _call_func(node: ast.expr) -> ast.expr:
+    return node.func if isinstance(node, ast.Call) else node
+
+
+def _function_arguments(call: ast.Call, api: str) -> list[ast.expr]:
+    """The arguments of a transform call that are functions it traces."""
+    if api in JIT_APIS or api not in TRANSFORMS:
+        positions, keywords = (0,), ("fun", "f")
+    else:
+        _, positions, keywords = TRANSFORMS[api]
+    found: list[ast.expr] = []
+    for position in positions:
+        if position < len(call.args):
+            argument = call.args[position]
+            if isinstance(argument, (ast.List, ast.Tuple)):  # lax.switch branches
+                found.extend(argument.elts)
+            elif not isinstance(argument, ast.Starred):
+                found.append(argument)
+    for keyword in call.keywords:
+        if keyword.arg in keywords:
+            value = keyword.value
+            found.extend(value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value])
+    return found
+
+
+def _constant_params(call: ast.Call, callee: FunctionInfo) -> set[str]:
+    """Parameters of `callee` this call site passes as literal constants (or leaves default)."""
+    constant: set[str] = set()
+    positional = callee.positional[1:] if callee.is_method else callee.positional
+    passed: set[str] = set()
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return constant
+    for name, argument in zip(positional, call.args, strict=False):
+        passed.add(name)
+        if _literal(argument) is not _UNREADABLE:
+            constant.add(name)
+    for keyword in call.keywords:
+        if keyword.arg:
+            passed.add(keyword.arg)
+            if _literal(keyword.value) is not _UNREADABLE:
+                constant.add(keyword.arg)
+    constant |= set(callee.with_defaults) - passed
+    return constant

@@ -1,0 +1,696 @@
+"""What kind of value an expression holds inside a function: traced array, shape-derived int, ...
+
+Flow-insensitive: each local name gets the join of everything assigned to it. Parameters of a
+traced function are traced unless static; a parameter with no evidence of being a container is
+taken for an array (jitted functions take arrays), one iterated with unpacking, indexed by string
+or annotated `list`/`dict`/`PyTree` is taken for a pytree container.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import IntEnum
+
+import libcst as cst
+
+from jaxlint.jax_api import (
+    SHAPE_PROJECTIONS,
+    STATIC_PROJECTIONS,
+    STRUCTURED_RESULTS,
+    is_array_api,
+)
+from jaxlint.names import dotted_cst
+from jaxlint.scope import FunctionInfo
+
+
+class Kind(IntEnum):
+    """Lattice of value kinds; the join of two kinds is the larger."""
+
+    STATIC = 0  # a Python value fixed at trace time
+    CONTAINER = 1  # a Python list/tuple/dict of static length (may hold arrays)
+    SHAPE = 2  # a static int that comes from an array's shape: len(x), x.shape[0], x.size
+    SHAPE_TUPLE = 3  # x.shape
+    TRACED = 4  # a traced value of unknown structure (an array or a pytree)
+    ARRAY = 5  # a traced array
+
+    @property
+    def traced(self) -> bool:
+        return self >= Kind.TRACED
+
+
+ARRAY_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "at", "flat"})
+STATIC_ATTRIBUTES = frozenset(
+    {"ndim", "dtype", "weak_type", "sharding", "aval", "nbytes", "itemsize"}
+)
+ARRAY_METHODS = frozenset(
+    {
+        "reshape",
+        "astype",
+        "sum",
+        "mean",
+        "max",
+        "min",
+        "prod",
+        "std",
+        "var",
+        "squeeze",
+        "ravel",
+        "flatten",
+        "transpose",
+        "dot",
+        "clip",
+        "conj",
+        "argmax",
+        "argmin",
+        "cumsum",
+        "cumprod",
+        "swapaxes",
+        "round",
+        "all",
+        "any",
+        "take",
+        "sort",
+        "argsort",
+        "block_until_ready",
+        "at",
+        "set",
+        "add",
+        "multiply",
+        "divide",
+        "get",
+        "apply",
+        "view",
+        "repeat",
+        "diagonal",
+        "nonzero",
+        "ptp",
+        "trace",
+        "conjugate",
+        "copy",
+    }
+)
+ARRAY_EVIDENCE_ATTRIBUTES = (
+    ARRAY_ATTRIBUTES | STATIC_ATTRIBUTES | {"shape", "size"} | ARRAY_METHODS
+) - {"copy", "get", "set", "add", "apply", "view"}
+CONTAINER_ANNOTATIONS = frozenset(
+    {
+        "list",
+        "List",
+        "tuple",
+        "Tuple",
+        "dict",
+        "Dict",
+        "Sequence",
+        "Mapping",
+        "Iterable",
+        "MutableMapping",
+        "MutableSequence",
+        "PyTree",
+        "Params",
+        "FrozenDict",
+        "NamedTuple",
+    }
+)
+ARRAY_ANNOTATIONS = frozenset(
+    {
+        "Array",
+        "ndarray",
+        "ArrayLike",
+        "Float",
+        "Int",
+        "Bool",
+        "Shaped",
+        "Num",
+        "Real",
+        "Complex",
+        "Integer",
+        "UInt",
+        "Key",
+        "PRNGKeyArray",
+        "Inexact",
+        "Tracer",
+        "float",
+        "int",
+        "complex",
+    }
+)
+STATIC_ANNOTATIONS = frozenset({"str", "bool", "Callable", "type", "Enum", "Literal"})
+SEQUENCE_CONSTRUCTORS = (
+    "jax.numpy.array",
+    "jax.numpy.asarray",
+    "jax.numpy.stack",
+    "jax.numpy.concatenate",
+    "jax.numpy.hstack",
+    "jax.numpy.vstack",
+    "jax.numpy.dstack",
+    "jax.numpy.column_stack",
+    "jax.numpy.block",
+)
+EVIDENCE_OPERATORS = (
+    cst.Multiply,
+    cst.Divide,
+    cst.Subtract,
+    cst.MatrixMultiply,
+    cst.Power,
+    cst.FloorDivide,
+    cst.Modulo,
+    cst.Add,
+)
+
+Resolver = Callable[[cst.BaseExpression], "str | None"]
+
+
+class FunctionValues:
+    """Value kinds of the names of one function (plus its enclosing functions' for free names)."""
+
+    def __init__(
+        self,
+        node: cst.FunctionDef | cst.Lambda,
+        info: FunctionInfo,
+        traced: bool,
+        parent: FunctionValues | None,
+        resolve: Resolver,
+    ) -> None:
+        self.node = node
+        self.info = info
+        self.parent = parent
+        self.resolve = resolve
+        self.env: dict[str, Kind] = {}
+        self.locals: set[str] = set(info.local_names)
+        self._array_evidence: set[str] = set()
+        self._container_evidence: set[str] = set()
+        self._collect_evidence()
+        self._bind_parameters(traced)
+        self._solve()
+
+    # -- public queries -------------------------------------------------------------------------
+
+    def kind(self, expression: cst.BaseExpression) -> Kind:
+        """The kind of value `expression` evaluates to in this function."""
+        return _Evaluator(self).kind(expression)
+
+    def element_kinds(self, iterable: cst.BaseExpression) -> list[Kind] | Kind:
+        """Kind of the items a `for` over `iterable` yields (a list for zip/enumerate tuples)."""
+        return _Evaluator(self).element(iterable)
+
+    def name_kind(self, name: str) -> Kind:
+        if name in self.env:
+            return self.env[name]
+        if name in self.locals:
+            return Kind.STATIC
+        if self.parent is not None:
+            return self.parent.name_kind(name)
+        return Kind.STATIC
+
+    def is_local(self, name: str) -> bool:
+        """Bound in this function (or an enclosing one) rather than at module level."""
+        return name in self.locals or (self.parent is not None and self.parent.is_local(name))
+
+    # -- construction ---------------------------------------------------------------------------
+
+    def _collect_evidence(self) -> None:
+        collector = _EvidenceCollector(self)
+        self.node.body.visit(collector)
+        self._bindings = collector.bindings
+
+    def _call_evidence(self, call: cst.Call, record: Callable[[str, bool], None]) -> None:
+        qualified = self.resolve(call.func) or ""
+        for argument in call.args:
+            if argument.star == "*" and isinstance(argument.value, cst.Name):
+                record(argument.value.value, True)
+        first = call.args[0].value if call.args else None
+        if not isinstance(first, cst.Name):
+            return
+        if qualified.startswith(("jax.tree_util.", "jax.tree.")) or qualified in (
+            "builtins.isinstance",
+        ):
+            if qualified != "builtins.isinstance" or _names_container_type(call):
+                record(first.value, True)
+        elif qualified.startswith(SEQUENCE_CONSTRUCTORS):
+            pass
+        elif is_array_api(qualified):
+            record(first.value, False)
+
+    def _bind_parameters(self, traced: bool) -> None:
+        info = self.info
+        static = info.static_params
+        annotations = _cst_annotations(self.node)
+        for name in info.params:
+            if not traced or name in static:
+                kind = Kind.STATIC
+            elif name in (info.vararg, info.kwarg):
+                kind = Kind.CONTAINER
+            else:
+                kind = _annotation_kind(annotations.get(name))
+                if kind is None:
+                    kind = self._parameter_kind(name)
+            self.env[name] = kind
+
+    def _parameter_kind(self, name: str) -> Kind:
+        """Array or pytree? Evidence in the body and at call sites, else a default by root."""
+        hints = self.info.param_hints.get(name, set())
+        if name in self._container_evidence or "container" in hints:
+            return Kind.TRACED
+        if name in self._array_evidence or "array" in hints:
+            return Kind.ARRAY
+        # Functions JAX traces directly are mostly given arrays; helpers often get pytrees.
+        return Kind.ARRAY if self.info.own_trace else Kind.TRACED
+
+    def _solve(self) -> None:
+        for _ in range(8):
+            changed = False
+            evaluator = _Evaluator(self)
+            for kind_of_binding, target, value in self._bindings:
+                if kind_of_binding == "for":
+                    element = evaluator.element(value)  # type: ignore[arg-type]
+                    changed |= self._bind(target, element)
+                elif kind_of_binding == "aug":
+                    node = value
+                    assert isinstance(node, cst.AugAssign)
+                    combined = max(evaluator.kind(node.target), evaluator.kind(node.value))
+                    changed |= self._bind(target, Kind(combined))
+                else:
+                    changed |= self._bind_value(target, value, evaluator)  # type: ignore[arg-type]
+            if not changed:
+                break
+
+    def _bind_value(
+        self, target: cst.CSTNode, value: cst.BaseExpression, evaluator: _Evaluator
+    ) -> bool:
+        if (
+            isinstance(target, (cst.Tuple, cst.List))
+            and isinstance(value, (cst.Tuple, cst.List))
+            and len(target.elements) == len(value.elements)
+        ):
+            return any(
+                [
+                    self._bind_value(t.value, v.value, evaluator)
+                    for t, v in zip(target.elements, value.elements, strict=True)
+                ]
+            )
+        kind = evaluator.kind(value)
+        if isinstance(target, (cst.Tuple, cst.List)):
+            element = {
+                Kind.SHAPE_TUPLE: Kind.SHAPE,
+                Kind.CONTAINER: Kind.TRACED,
+            }.get(kind, kind)
+            return self._bind(target, element)
+        return self._bind(target, kind)
+
+    def _bind(self, target: cst.CSTNode, kind: Kind | list[Kind]) -> bool:
+        if isinstance(target, cst.Name):
+            if isinstance(kind, list):
+                kind = max(kind) if kind else Kind.STATIC
+            name = target.value
+            if (
+                kind == Kind.TRACED
+                and name in self._array_evidence
+                and (name not in self._container_evidence)
+            ):
+                kind = Kind.ARRAY
+            old = self.env.get(name)
+            new = kind if old is None else max(old, kind)
+            if new != old:
+                self.env[name] = Kind(new)
+                return True
+            return False
+        if isinstance(target, (cst.Tuple, cst.List)):
+            changed = False
+            for position, element in enumerate(target.elements):
+                if isinstance(kind, list):
+                    part = kind[position] if position < len(kind) else Kind.TRACED
+                else:
+                    part = kind
+                value = element.value
+                if isinstance(value, cst.StarredElement):
+                    value = value.value
+                changed |= self._bind(value, part)
+            return changed
+        if isinstance(target, cst.StarredElement):
+            return self._bind(target.value, kind)
+        return False
+
+
+class _EvidenceCollector(cst.CSTVisitor):
+    """One pass over a function body: its bindings, and evidence of arrays vs containers.
+
+    Nested functions are walked for evidence about the names they share with this function
+    (their own parameters excepted), but their bindings belong to them.
+    """
+
+    def __init__(self, values: FunctionValues) -> None:
+        super().__init__()
+        self.values = values
+        self.bindings: list[tuple[str, cst.CSTNode, cst.CSTNode]] = []
+        self.depth = 0
+        self.shadowed: list[set[str]] = []
+
+    def _evidence(self, name: str, container: bool) -> None:
+        if any(name in names for names in self.shadowed):
+            return
+        target = self.values._container_evidence if container else self.values._array_evidence
+        target.add(name)
+
+    def _enter(self, params: cst.Parameters) -> None:
+        self.depth += 1
+        every = (*params.posonly_params, *params.params, *params.kwonly_params)
+        names = {p.name.value for p in every}
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                names.add(star.name.value)
+        self.shadowed.append(names)
+
+    def _leave(self) -> None:
+        self.depth -= 1
+        self.shadowed.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._enter(node.params)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._leave()
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self._enter(node.params)
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        self._leave()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if isinstance(node.value, cst.Name):
+            name, attribute = node.value.value, node.attr.value
+            if attribute in ARRAY_EVIDENCE_ATTRIBUTES:
+                self._evidence(name, container=False)
+            elif not attribute.startswith("__"):
+                # `.items()`, `state.params`, `graph.nodes`: a container or an object
+                self._evidence(name, container=True)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        for side, other in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(side, cst.Name):
+                if isinstance(other, (cst.List, cst.Tuple)):
+                    self._evidence(side.value, container=True)
+                elif isinstance(node.operator, EVIDENCE_OPERATORS):
+                    self._evidence(side.value, container=False)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if isinstance(node.value, cst.Name) and len(node.slice) == 1:
+            index = node.slice[0].slice
+            if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString):
+                self._evidence(node.value.value, container=True)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.values._call_evidence(node, self._evidence)
+
+    def _bind(self, kind: str, target: cst.CSTNode, value: cst.CSTNode) -> None:
+        if self.depth == 0:
+            self.bindings.append((kind, target, value))
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind("for", node.target, node.iter)
+        if isinstance(node.target, (cst.Tuple, cst.List)) and isinstance(node.iter, cst.Name):
+            self._evidence(node.iter.value, container=True)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._bind("for", node.target, node.iter)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._bind("assign", target.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._bind("assign", node.target, node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind("aug", node.target, node)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind("assign", node.target, node.value)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._bind("assign", node.asname.name, node.item)
+
+
+def _names_container_type(call: cst.Call) -> bool:
+    if len(call.args) < 2:
+        return False
+    names = {dotted_cst(n) for n in _flatten_tuple(call.args[1].value)}
+    return bool(names & {"list", "tuple", "dict", "Sequence", "Mapping"})
+
+
+def _flatten_tuple(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(node, cst.Tuple):
+        return [e.value for e in node.elements]
+    return [node]
+
+
+def _cst_annotations(node: cst.FunctionDef | cst.Lambda) -> dict[str, cst.BaseExpression]:
+    if isinstance(node, cst.Lambda):
+        return {}
+    params = node.params
+    found = {}
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if param.annotation is not None:
+            found[param.name.value] = param.annotation.annotation
+    return found
+
+
+def _annotation_kind(annotation: cst.BaseExpression | None) -> Kind | None:
+    if annotation is None:
+        return None
+    if isinstance(annotation, cst.SimpleString):
+        return None
+    head = annotation
+    while isinstance(head, cst.Subscript):
+        head = head.value
+    if isinstance(annotation, cst.BinaryOperation):  # `Array | None`, `list | tuple`
+        left, right = _annotation_kind(annotation.left), _annotation_kind(annotation.right)
+        return max((k for k in (left, right) if k is not None), default=None)
+    dotted = dotted_cst(head)
+    if dotted is None:
+        return None
+    last = dotted.split(".")[-1]
+    if last in ("Optional", "Union") and isinstance(annotation, cst.Subscript):
+        kinds = [
+            _annotation_kind(e.slice.value)
+            for e in annotation.slice
+            if isinstance(e.slice, cst.Index)
+        ]
+        return max((k for k in kinds if k is not None), default=None)
+    if last in ARRAY_ANNOTATIONS:
+        return Kind.ARRAY
+    if last in CONTAINER_ANNOTATIONS:
+        return Kind.TRACED
+    if last in STATIC_ANNOTATIONS:
+        return Kind.STATIC
+    return None
+
+
+class _Evaluator:
+    """Computes kinds of expressions against a FunctionValues environment."""
+
+    def __init__(self, values: FunctionValues) -> None:
+        self.values = values
+
+    def kind(self, node: cst.BaseExpression) -> Kind:
+        method = getattr(self, f"_{type(node).__name__}", None)
+        if method is None:
+            return Kind.STATIC
+        return method(node)
+
+    # literals and simple names
+    def _Name(self, node: cst.Name) -> Kind:
+        return self.values.name_kind(node.value)
+
+    def _Attribute(self, node: cst.Attribute) -> Kind:
+        if dotted_cst(node) is not None and not self.values.is_local(_head_name(node)):
+            return Kind.STATIC  # a module, or a module-level constant: fixed at trace time
+        base = self.kind(node.value)
+        attribute = node.attr.value
+        if not base.traced:
+            return Kind.STATIC
+        if attribute == "shape":
+            return Kind.SHAPE_TUPLE
+        if attribute == "size":
+            return Kind.SHAPE
+        if attribute in STATIC_ATTRIBUTES:
+            return Kind.STATIC
+        if base == Kind.ARRAY and attribute in ARRAY_ATTRIBUTES:
+            return Kind.ARRAY
+        return Kind.TRACED  # a field of a pytree object (arrays have no other attributes)
+
+    def _Subscript(self, node: cst.Subscript) -> Kind:
+        base = self.kind(node.value)
+        if base == Kind.SHAPE_TUPLE:
+            simple = len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
+            return Kind.SHAPE if simple else Kind.SHAPE_TUPLE
+        if base == Kind.CONTAINER:
+            return Kind.TRACED
+        return base
+
+    def _BinaryOperation(self, node: cst.BinaryOperation) -> Kind:
+        return max(self.kind(node.left), self.kind(node.right))
+
+    def _UnaryOperation(self, node: cst.UnaryOperation) -> Kind:
+        operand = self.kind(node.expression)
+        return Kind.ARRAY if operand.traced else operand
+
+    def _BooleanOperation(self, node: cst.BooleanOperation) -> Kind:
+        return max(self.kind(node.left), self.kind(node.right))
+
+    def _Comparison(self, node: cst.Comparison) -> Kind:
+        if all(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons):
+            return Kind.STATIC
+        kinds = [self.kind(node.left)] + [self.kind(c.comparator) for c in node.comparisons]
+        return Kind.ARRAY if any(k.traced for k in kinds) else Kind.STATIC
+
+    def _IfExp(self, node: cst.IfExp) -> Kind:
+        return max(self.kind(node.body), self.kind(node.orelse))
+
+    def _NamedExpr(self, node: cst.NamedExpr) -> Kind:
+        return self.kind(node.value)
+
+    def _Await(self, node: cst.Await) -> Kind:
+        return Kind.TRACED
+
+    def _sequence(self, elements) -> Kind:
+        kinds = [self.kind(e.value) for e in elements if hasattr(e, "value")]
+        if not kinds:
+            return Kind.CONTAINER
+        return Kind.CONTAINER if max(kinds) >= Kind.SHAPE else Kind.STATIC
+
+    def _List(self, node: cst.List) -> Kind:
+        return self._sequence(node.elements)
+
+    def _Tuple(self, node: cst.Tuple) -> Kind:
+        kinds = [self.kind(e.value) for e in node.elements]
+        if (
+            kinds
+            and all(k in (Kind.SHAPE, Kind.SHAPE_TUPLE, Kind.STATIC) for k in kinds)
+            and any(k >= Kind.SHAPE for k in kinds)
+        ):
+            return Kind.SHAPE_TUPLE
+        return Kind.STATIC if not kinds or max(kinds) == Kind.STATIC else Kind.CONTAINER
+
+    def _Set(self, node: cst.Set) -> Kind:
+        return self._sequence(node.elements)
+
+    def _Dict(self, node: cst.Dict) -> Kind:
+        return Kind.CONTAINER
+
+    def _ListComp(self, node: cst.ListComp) -> Kind:
+        return Kind.CONTAINER if self.kind(node.elt).traced else Kind.STATIC
+
+    _SetComp = _ListComp
+    _GeneratorExp = _ListComp
+
+    def _DictComp(self, node: cst.DictComp) -> Kind:
+        return Kind.CONTAINER
+
+    def _Call(self, node: cst.Call) -> Kind:
+        qualified = self.values.resolve(node.func)
+        arguments = [self.kind(a.value) for a in node.args]
+        strongest = max(arguments, default=Kind.STATIC)
+        if qualified is not None:
+            return self._known_call(qualified, node, arguments, strongest)
+        if isinstance(node.func, cst.Attribute):
+            receiver = self.kind(node.func.value)
+            method = node.func.attr.value
+            if receiver == Kind.ARRAY:
+                if method == "tolist":
+                    return Kind.CONTAINER
+                if method == "item":
+                    return Kind.STATIC
+                return Kind.ARRAY if method in ARRAY_METHODS else Kind.TRACED
+            if receiver.traced or receiver == Kind.CONTAINER:
+                return Kind.TRACED
+        callee = self.kind(node.func)
+        if callee.traced or strongest.traced:
+            return Kind.TRACED
+        return Kind.STATIC
+
+    def _known_call(
+        self, qualified: str, node: cst.Call, arguments: list[Kind], strongest: Kind
+    ) -> Kind:
+        if qualified in SHAPE_PROJECTIONS:
+            if not strongest.traced:
+                return Kind.STATIC
+            return Kind.SHAPE_TUPLE if SHAPE_PROJECTIONS[qualified] == "tuple" else Kind.SHAPE
+        if qualified.startswith("builtins."):
+            name = qualified[len("builtins.") :]
+            if name == "len":
+                return Kind.SHAPE if arguments and arguments[0] == Kind.ARRAY else Kind.STATIC
+            if name in ("min", "max", "abs", "round", "pow", "divmod", "sum"):
+                if strongest.traced:
+                    return Kind.ARRAY if Kind.ARRAY in arguments else Kind.TRACED
+                return Kind.SHAPE if strongest >= Kind.SHAPE else Kind.STATIC
+            if name in (
+                "list",
+                "tuple",
+                "dict",
+                "sorted",
+                "reversed",
+                "enumerate",
+                "zip",
+                "map",
+                "filter",
+            ):
+                return (
+                    Kind.CONTAINER
+                    if strongest.traced or strongest == Kind.CONTAINER
+                    else Kind.STATIC
+                )
+            if name == "getattr" and arguments:
+                return Kind.TRACED if arguments[0].traced else Kind.STATIC
+            return Kind.STATIC  # int(), float(), isinstance(), str(), range(), print(), ...
+        if qualified in STRUCTURED_RESULTS:
+            return Kind.TRACED
+        if is_array_api(qualified):
+            return Kind.ARRAY
+        if qualified in STATIC_PROJECTIONS or qualified.startswith(("jax.numpy.", "jax.dtypes.")):
+            return Kind.STATIC  # static projections: result_type, issubdtype, finfo, ...
+        if qualified.startswith(("numpy.", "math.")):
+            if strongest.traced:
+                return Kind.TRACED
+            return Kind.SHAPE if strongest >= Kind.SHAPE else Kind.STATIC
+        if qualified in ("jax.device_put", "jax.lax.stop_gradient", "jax.block_until_ready"):
+            return max(strongest, Kind.TRACED) if strongest.traced else Kind.ARRAY
+        return Kind.TRACED if strongest.traced else Kind.STATIC
+
+    # iteration
+    def element(self, iterable: cst.BaseExpression) -> Kind | list[Kind]:
+        if isinstance(iterable, cst.Call):
+            qualified = self.values.resolve(iterable.func) or ""
+            arguments = [a.value for a in iterable.args]
+            if qualified == "builtins.range":
+                return Kind.STATIC
+            if qualified == "builtins.enumerate" and arguments:
+                inner = self.element(arguments[0])
+                return [Kind.STATIC, max(inner) if isinstance(inner, list) else inner]
+            if qualified == "builtins.zip":
+                parts = [self.element(a) for a in arguments]
+                return [max(p) if isinstance(p, list) else p for p in parts]
+            if qualified in ("builtins.reversed", "builtins.sorted", "builtins.iter") and arguments:
+                return self.element(arguments[0])
+            if isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value == "items":
+                return [Kind.STATIC, Kind.TRACED]
+        if isinstance(iterable, (cst.List, cst.Tuple, cst.Set)):
+            kinds = [self.kind(e.value) for e in iterable.elements]
+            return max(kinds, default=Kind.STATIC)
+        kind = self.kind(iterable)
+        return {
+            Kind.SHAPE_TUPLE: Kind.SHAPE,
+            Kind.CONTAINER: Kind.TRACED,
+            Kind.SHAPE: Kind.STATIC,
+        }.get(kind, kind)
+
+
+def _head_name(node: cst.BaseExpression) -> str:
+    while isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
+        node = node.value if not isinstance(node, cst.Call) else node.func
+    return node.value if isinstance(node, cst.Name) else ""

@@ -1,0 +1,133 @@
+"""Compare outputs, count jaxpr equations and time compilation."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+# A single call wrapping the whole function (the rewritten function is usually jitted): count what
+# is inside it, so a jitted rewrite is measured like the undecorated original.
+_WRAPPERS = frozenset({"jit", "pjit", "closed_call", "core_call", "checkpoint", "remat"})
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Whether two outputs agree, the largest absolute difference, and what differed."""
+
+    same: bool
+    max_abs_diff: float | None
+    detail: str = ""
+
+
+def compare_outputs(expected: Any, actual: Any) -> Comparison:
+    """Same tree structure, shapes and dtypes (weak types ignored), and allclose values."""
+    expected_leaves, expected_tree = jax.tree_util.tree_flatten(expected)
+    actual_leaves, actual_tree = jax.tree_util.tree_flatten(actual)
+    if expected_tree != actual_tree:
+        detail = f"output structure differs: {expected_tree} vs {actual_tree}"
+        return Comparison(False, None, detail)
+    worst: float | None = None
+    for index, (want, got) in enumerate(zip(expected_leaves, actual_leaves, strict=True)):
+        where = f"output leaf {index}" if len(expected_leaves) > 1 else "output"
+        want_array, got_array = _as_array(want), _as_array(got)
+        if want_array is None or got_array is None:
+            if want_array is not None or got_array is not None or want != got:
+                return Comparison(False, worst, f"{where} differs: {want!r} vs {got!r}")
+            continue
+        if want_array.shape != got_array.shape:
+            return Comparison(
+                False, worst, f"{where} shape differs: {want_array.shape} vs {got_array.shape}"
+            )
+        if want_array.dtype != got_array.dtype:
+            return Comparison(
+                False, worst, f"{where} dtype differs: {want_array.dtype} vs {got_array.dtype}"
+            )
+        diff = _max_abs_diff(want_array, got_array)
+        worst = diff if worst is None else max(worst, diff)
+        if not _close(want_array, got_array):
+            return Comparison(False, worst, f"{where} values differ (max |Δ| {diff:.3g})")
+    return Comparison(True, worst)
+
+
+def _as_array(value: Any) -> np.ndarray | None:
+    if isinstance(value, jax.Array) and jnp.issubdtype(value.dtype, jax.dtypes.prng_key):
+        value = jax.random.key_data(value)
+    if isinstance(value, (jax.Array, np.ndarray, np.generic, bool, int, float, complex)):
+        # Through jnp so a Python scalar gets the dtype JAX would give it (float → float32).
+        return np.asarray(jnp.asarray(value))
+    return None
+
+
+def _tolerance(dtype: np.dtype) -> tuple[float, float] | None:
+    """(rtol, atol) for inexact dtypes; None means exact comparison."""
+    if not jnp.issubdtype(dtype, jnp.inexact):
+        return None
+    if jnp.finfo(dtype).bits <= 16:
+        return 1e-2, 1e-2
+    return 1e-5, 1e-6
+
+
+def _close(want: np.ndarray, got: np.ndarray) -> bool:
+    tolerance = _tolerance(want.dtype)
+    if tolerance is None:
+        return bool(np.array_equal(want, got))
+    rtol, atol = tolerance
+    wide = np.complex128 if jnp.issubdtype(want.dtype, jnp.complexfloating) else np.float64
+    return bool(
+        np.allclose(want.astype(wide), got.astype(wide), rtol=rtol, atol=atol, equal_nan=True)
+    )
+
+
+def _max_abs_diff(want: np.ndarray, got: np.ndarray) -> float:
+    if want.size == 0 or want.dtype == np.bool_:
+        return 0.0 if want.size == 0 or np.array_equal(want, got) else 1.0
+    wide = np.complex128 if jnp.issubdtype(want.dtype, jnp.complexfloating) else np.float64
+    a, b = want.astype(wide), got.astype(wide)
+    both_nan = np.isnan(a) & np.isnan(b)
+    with np.errstate(invalid="ignore"):
+        diff = np.where(both_nan, 0.0, np.abs(a - b))
+    return float(np.max(diff))
+
+
+def count_eqns(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[int, int]:
+    """(top-level, total including nested jaxprs) equation counts of `fn` traced on `args`."""
+    jaxpr = jax.make_jaxpr(fn)(*args).jaxpr
+    while len(jaxpr.eqns) == 1 and jaxpr.eqns[0].primitive.name in _WRAPPERS:
+        inner = list(_sub_jaxprs(jaxpr.eqns[0]))
+        if len(inner) != 1:
+            break
+        jaxpr = inner[0]
+    return len(jaxpr.eqns), _total_eqns(jaxpr)
+
+
+def _total_eqns(jaxpr: Any) -> int:
+    return sum(1 + sum(_total_eqns(sub) for sub in _sub_jaxprs(eqn)) for eqn in jaxpr.eqns)
+
+
+def _sub_jaxprs(eqn: Any) -> Iterator[Any]:
+    # `jax.core.jaxprs_in_params` is gone in newer JAX: walk the params by shape instead.
+    for value in eqn.params.values():
+        yield from _jaxprs_in(value)
+
+
+def _jaxprs_in(value: Any) -> Iterator[Any]:
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _jaxprs_in(item)
+    elif hasattr(value, "eqns"):  # Jaxpr
+        yield value
+    elif hasattr(getattr(value, "jaxpr", None), "eqns"):  # ClosedJaxpr
+        yield value.jaxpr
+
+
+def compile_seconds(fn: Callable[..., Any], args: tuple[Any, ...]) -> float:
+    """Wall time of `jax.jit(fn).lower(*args).compile()`."""
+    start = time.perf_counter()
+    jax.jit(fn).lower(*args).compile()
+    return time.perf_counter() - start

@@ -1,0 +1,270 @@
+"""Example inputs: argument kinds from annotations or a ladder of candidates, fixed seeds."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import itertools
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+Kind = Literal["array", "float", "int", "bool", "key"]
+
+
+@dataclass(frozen=True)
+class ArgKind:
+    """How to make one argument: an array of a shape and dtype, a Python scalar, or a PRNG key."""
+
+    kind: Kind
+    shape: tuple[int, ...] = ()
+    dtype: str = "float32"
+
+    def describe(self) -> str:
+        """Short text like `float32[5,3]` or `float`."""
+        if self.kind == "array":
+            return f"{self.dtype}[{','.join(map(str, self.shape))}]"
+        return self.kind
+
+    def make(self, set_index: int, seed: int) -> Any:
+        """The argument value for an input set: the same every run."""
+        if self.kind == "float":
+            return _FLOATS[set_index % len(_FLOATS)]
+        if self.kind == "int":
+            return _INTS[set_index % len(_INTS)]
+        if self.kind == "bool":
+            return set_index % 2 == 0
+        if self.kind == "key":
+            return jax.random.PRNGKey(seed)
+        rng = np.random.RandomState(seed)
+        dtype = jnp.dtype(self.dtype)
+        if jnp.issubdtype(dtype, jnp.bool_):
+            values = rng.rand(*self.shape) > 0.5
+        elif jnp.issubdtype(dtype, jnp.integer):
+            low = 0 if jnp.issubdtype(dtype, jnp.unsignedinteger) else -4
+            values = rng.randint(low, 5, self.shape)
+        elif jnp.issubdtype(dtype, jnp.complexfloating):
+            values = rng.standard_normal(self.shape) + 1j * rng.standard_normal(self.shape)
+        else:
+            values = rng.standard_normal(self.shape)
+        return jnp.asarray(values, dtype=dtype)
+
+
+_FLOATS = (2.0, 0.5, -1.25, 1.5, 3.0)
+_INTS = (3, 2, 4, 5, 1)
+
+
+def _array(*shape: int) -> ArgKind:
+    return ArgKind("array", shape)
+
+
+FLOAT, INT, BOOL, KEY = ArgKind("float"), ArgKind("int"), ArgKind("bool"), ArgKind("key")
+ARRAY_LADDER = (_array(7), _array(5, 3), _array(4), _array(3, 3))
+CALL_LADDER = ARRAY_LADDER + (FLOAT, INT, BOOL)
+INIT_LADDER = (FLOAT, _array(7), INT, BOOL, _array(3), _array(3, 3))
+_KEY_NAMES = frozenset({"key", "rng", "prng", "prng_key", "rng_key", "subkey"})
+
+_ARRAY_TYPES = frozenset({"Array", "ndarray", "ArrayLike", "array", "asarray", "Tensor"})
+_JAXTYPING_DTYPES = {
+    "Float": "float32",
+    "Float16": "float16",
+    "BFloat16": "bfloat16",
+    "Float32": "float32",
+    "Float64": "float64",
+    "Inexact": "float32",
+    "Real": "float32",
+    "Num": "float32",
+    "Shaped": "float32",
+    "Int": "int32",
+    "Integer": "int32",
+    "Int8": "int8",
+    "Int16": "int16",
+    "Int32": "int32",
+    "Int64": "int64",
+    "UInt": "uint32",
+    "UInt8": "uint8",
+    "UInt16": "uint16",
+    "UInt32": "uint32",
+    "UInt64": "uint64",
+    "Bool": "bool",
+    "Complex": "complex64",
+    "Complex64": "complex64",
+    "Complex128": "complex128",
+}
+_DIM_SIZES = (7, 3, 5, 4, 6, 2, 8, 9)
+
+
+@dataclass
+class DimTable:
+    """Sizes for named jaxtyping dimensions, shared by every parameter of one check."""
+
+    sizes: dict[str, int] = field(default_factory=dict)
+
+    def size(self, name: str) -> int:
+        """The size of dimension `name`, picking the next distinct size on first use."""
+        if name not in self.sizes:
+            self.sizes[name] = _DIM_SIZES[len(self.sizes) % len(_DIM_SIZES)]
+        return self.sizes[name]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter to fill: its candidate kinds, or none to leave it at its default."""
+
+    name: str
+    keyword: bool
+    candidates: tuple[ArgKind, ...]
+
+
+@dataclass(frozen=True)
+class Binding:
+    """A chosen kind for each parameter (None: default); makes fresh arguments per input set."""
+
+    params: tuple[Param, ...]
+    kinds: tuple[ArgKind | None, ...]
+    salt: int
+
+    def make(self, set_index: int) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """Fresh (args, kwargs) for an input set; fresh so donated or mutated inputs do not leak."""
+        args: list[Any] = []
+        kwargs: dict[str, Any] = {}
+        for position, (param, kind) in enumerate(zip(self.params, self.kinds, strict=True)):
+            if kind is None:
+                continue
+            value = kind.make(set_index, 1000 * set_index + 37 * position + self.salt)
+            if param.keyword:
+                kwargs[param.name] = value
+            else:
+                args.append(value)
+        return tuple(args), kwargs
+
+    def describe(self) -> str:
+        """`x: float32[7], n: int` for messages."""
+        pairs = zip(self.params, self.kinds, strict=True)
+        return ", ".join(f"{p.name}: {k.describe()}" for p, k in pairs if k)
+
+
+def parameters(
+    signature: inspect.Signature, dims: DimTable, ladder: tuple[ArgKind, ...]
+) -> tuple[Param, ...]:
+    """The parameters to fill, with candidate kinds from annotations or from `ladder`."""
+    params: list[Param] = []
+    for p in signature.parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        keyword = p.kind == p.KEYWORD_ONLY
+        if p.default is not p.empty:  # left at its default (positional ones after it have one too)
+            params.append(Param(p.name, keyword, ()))
+            continue
+        kinds = kinds_from_annotation(annotation_text(p.annotation), dims)
+        if kinds is None:
+            kinds = (KEY,) + ladder if p.name in _KEY_NAMES else ladder
+        params.append(Param(p.name, keyword, kinds))
+    return tuple(params)
+
+
+def annotation_text(annotation: object) -> str | None:
+    """An annotation as source text, whether it is a string or a runtime object."""
+    if annotation is inspect.Parameter.empty:
+        return None
+    if isinstance(annotation, str):
+        return annotation
+    if isinstance(annotation, type) or inspect.isfunction(annotation):
+        return annotation.__qualname__
+    return repr(annotation)
+
+
+def kinds_from_annotation(text: str | None, dims: DimTable) -> tuple[ArgKind, ...] | None:
+    """Candidate kinds an annotation allows, or None when it says nothing usable."""
+    if not text:
+        return None
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return None
+    return _kinds_from_node(node, dims)
+
+
+def _kinds_from_node(node: ast.expr, dims: DimTable) -> tuple[ArgKind, ...] | None:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # `X | None`
+        return _kinds_from_node(node.left, dims) or _kinds_from_node(node.right, dims)
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return kinds_from_annotation(node.value, dims)
+    if isinstance(node, ast.Subscript):
+        head = _last_name(node.value)
+        if head in ("Optional", "Union"):
+            options = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            for option in options:
+                kinds = _kinds_from_node(option, dims)
+                if kinds:
+                    return kinds
+            return None
+        if head in _JAXTYPING_DTYPES or head in ("Key", "PRNGKeyArray"):
+            return _jaxtyping_kind(head, node.slice, dims)
+        return None
+    name = _last_name(node)
+    if name == "float":
+        return (FLOAT,)
+    if name == "int":
+        return (INT,)
+    if name == "bool":
+        return (BOOL,)
+    if name in ("PRNGKeyArray", "KeyArray"):
+        return (KEY,)
+    if name in _ARRAY_TYPES:
+        return ARRAY_LADDER
+    return None
+
+
+def _jaxtyping_kind(head: str, index: ast.expr, dims: DimTable) -> tuple[ArgKind, ...] | None:
+    if head in ("Key", "PRNGKeyArray"):
+        return (KEY,)
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    if len(parts) != 2 or not isinstance(parts[1], ast.Constant):
+        return None
+    shape = _shape_from_dims(str(parts[1].value), dims)
+    return (ArgKind("array", shape, _JAXTYPING_DTYPES[head]),)
+
+
+def _shape_from_dims(spec: str, dims: DimTable) -> tuple[int, ...]:
+    shape: list[int] = []
+    for token in spec.split():
+        token = token.lstrip("#")
+        if token == "..." or token.startswith("*"):
+            continue  # variadic dimensions: none
+        if token.isdigit():
+            shape.append(int(token))
+        elif token.isidentifier():
+            shape.append(4 if token == "_" else dims.size(token))
+        else:
+            shape.append(4)  # an expression like `n+1`: any size
+    return tuple(shape)
+
+
+def _last_name(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def candidate_bindings(params: tuple[Param, ...], salt: int, limit: int) -> Iterator[Binding]:
+    """Up to `limit` kind combinations, simplest first (lowest total ladder rank)."""
+    choices: list[list[ArgKind | None]] = [list(p.candidates) or [None] for p in params]
+    # Keep the product small: several-parameter functions get shorter ladders.
+    while math.prod(len(c) for c in choices) > 5000:
+        longest = max(choices, key=len)
+        longest.pop()
+    ranked = sorted(
+        itertools.product(*(range(len(c)) for c in choices)),
+        key=lambda ranks: (sum(ranks), max(ranks, default=0), ranks),
+    )
+    for ranks in ranked[:limit]:
+        kinds = tuple(c[r] for c, r in zip(choices, ranks, strict=True))
+        yield Binding(params, kinds, salt)

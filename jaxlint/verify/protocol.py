@@ -1,0 +1,86 @@
+"""Verification requests and results, and their JSON form on the parent↔child pipe."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Literal
+
+Status = Literal["verified", "failed", "unverifiable", "timeout", "jax-missing"]
+STATUSES: tuple[Status, ...] = ("verified", "failed", "unverifiable", "timeout", "jax-missing")
+
+JAX_MISSING_REASON = "not verified: install jaxlint[verify]"
+
+
+@dataclass(frozen=True)
+class VerifyRequest:
+    """One rewrite to prove: a function's module before and after the fix."""
+
+    request_id: str
+    path: str  # for messages; its folder goes on sys.path so local imports work
+    original_source: str  # the whole module before the fix
+    rewritten_source: str  # the whole module after the fix
+    target: str  # qualified name in the module: "cumsum" or "ScaleClass.apply"
+    fix_code: str  # "JAX101" | "JAX301" | "JAX201" | ...
+    require_fewer_eqns: bool  # True for loop rewrites (JAX101)
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    """What verification of one request found (SPEC §5 step 4)."""
+
+    request_id: str
+    status: Status
+    reason: str  # why it failed / could not be verified, or a short summary
+    inputs_tried: int = 0
+    inputs_passed: int = 0
+    max_abs_diff: float | None = None
+    eqns_before: int | None = None
+    eqns_after: int | None = None
+    eqns_total_before: int | None = None
+    eqns_total_after: int | None = None
+    compile_s_before: float | None = None
+    compile_s_after: float | None = None
+
+    @property
+    def verified(self) -> bool:
+        """True when the rewrite was proven equivalent."""
+        return self.status == "verified"
+
+    def to_json(self) -> dict[str, Any]:
+        """The `verification` object of the JSON output (SPEC §6); non-finite floats become null."""
+        out = result_to_wire(self)
+        del out["request_id"]
+        for key, value in out.items():
+            if isinstance(value, float) and not math.isfinite(value):
+                out[key] = None
+        return out
+
+
+def request_to_wire(request: VerifyRequest) -> dict[str, Any]:
+    """A request as a JSON-able dict."""
+    return asdict(request)
+
+
+def request_from_wire(data: dict[str, Any]) -> VerifyRequest:
+    """The inverse of `request_to_wire`."""
+    return VerifyRequest(**{f.name: data[f.name] for f in fields(VerifyRequest)})
+
+
+def result_to_wire(result: VerifyResult) -> dict[str, Any]:
+    """A result as a JSON-able dict."""
+    return asdict(result)
+
+
+def result_from_wire(data: dict[str, Any]) -> VerifyResult:
+    """The inverse of `result_to_wire`; unknown keys are ignored, a bad status is an error."""
+    known = {f.name for f in fields(VerifyResult)}
+    result = VerifyResult(**{k: v for k, v in data.items() if k in known})
+    if result.status not in STATUSES:
+        raise ValueError(f"unknown verification status {result.status!r}")
+    return result
+
+
+def plain_result(request: VerifyRequest, status: Status, reason: str) -> VerifyResult:
+    """A result with only a status and a reason (no measurements)."""
+    return VerifyResult(request_id=request.request_id, status=status, reason=reason)

@@ -1,0 +1,202 @@
+"""Parent side of verification: one child process per run, a time limit per request."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from jaxlint.verify.protocol import (
+    JAX_MISSING_REASON,
+    Status,
+    VerifyRequest,
+    VerifyResult,
+    plain_result,
+    request_to_wire,
+    result_from_wire,
+)
+
+# Importing JAX in a fresh child takes a few seconds; it is not charged to any request.
+STARTUP_TIMEOUT_S = 180.0
+_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # the folder holding `jaxlint/`
+_EOF = object()  # the child closed its stdout
+_TIMEOUT = object()  # no message within the time allowed
+
+
+def jax_available(python: str | None = None) -> bool:
+    """Whether `python` (default: this interpreter) can find JAX, without importing it here."""
+    # Not realpath: a venv's python is a symlink to a base interpreter with other packages.
+    if python is None or os.path.abspath(python) == os.path.abspath(sys.executable):
+        return importlib.util.find_spec("jax") is not None
+    probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('jax') is None)"
+    try:
+        done = subprocess.run([python, "-c", probe], capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
+def verify(
+    requests: Sequence[VerifyRequest], *, time_limit_s: float = 60.0, python: str | None = None
+) -> list[VerifyResult]:
+    """Verify each request with real JAX in a child process; results in request order."""
+    if not requests:
+        return []
+    executable = python or sys.executable
+    if not jax_available(executable):
+        return [plain_result(r, "jax-missing", JAX_MISSING_REASON) for r in requests]
+    results: list[VerifyResult] = []
+    child: _Child | None = None
+    try:
+        for index, request in enumerate(requests):
+            if child is None:
+                try:
+                    child = _Child(executable)
+                except OSError as exc:
+                    reason = f"cannot start the verification child: {exc}"
+                    results += [plain_result(r, "unverifiable", reason) for r in requests[index:]]
+                    break
+                problem = child.wait_ready()
+                if problem is not None:
+                    results += [plain_result(r, *problem) for r in requests[index:]]
+                    break
+            result, healthy = child.run(request, time_limit_s)
+            results.append(result)
+            if not healthy:
+                child.close()
+                child = None
+    finally:
+        if child is not None:
+            child.close()
+    return results
+
+
+class _Child:
+    """A running `python -m jaxlint.verify.child`, read by a thread so reads can time out."""
+
+    def __init__(self, executable: str) -> None:
+        env = dict(os.environ)
+        env["JAX_PLATFORMS"] = "cpu"
+        env["PYTHONUNBUFFERED"] = "1"
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH", "")) if p
+        )
+        # User output is not read: a file, unlike a pipe, cannot fill up and block the child.
+        self._stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 — closed in close()
+        try:
+            self._process = subprocess.Popen(
+                [executable, "-m", "jaxlint.verify.child"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._stderr,
+                env=env,
+                text=True,
+                encoding="utf-8",
+                start_new_session=os.name == "posix",  # a process group to kill with its children
+            )
+        except OSError:
+            self._stderr.close()
+            raise
+        self._lines: queue.Queue[Any] = queue.Queue()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self._process.stdout is not None
+        for line in self._process.stdout:
+            self._lines.put(line)
+        self._lines.put(_EOF)
+
+    def _receive(self, timeout: float) -> Any:
+        """The next protocol message (a dict), or _TIMEOUT, or _EOF when the child has gone."""
+        try:
+            line = self._lines.get(timeout=timeout)
+        except queue.Empty:
+            return _TIMEOUT
+        if line is _EOF:
+            self._lines.put(_EOF)
+            return _EOF
+        try:
+            return json.loads(line)
+        except json.JSONDecodeError:
+            return {"type": "garbled", "line": line[:200]}
+
+    def wait_ready(self) -> tuple[Status, str] | None:
+        """Wait for JAX to import in the child: None when ready, else (status, reason)."""
+        message = self._receive(STARTUP_TIMEOUT_S)
+        if message is _TIMEOUT or message is _EOF:
+            self.kill()
+            return "unverifiable", f"verification child did not start: {self._stderr_tail()}"
+        if message.get("type") == "jax-missing":
+            return "jax-missing", f"{JAX_MISSING_REASON} ({message.get('error')})"
+        if message.get("type") != "ready":
+            return "unverifiable", f"verification child said {message!r}"
+        return None
+
+    def run(self, request: VerifyRequest, time_limit_s: float) -> tuple[VerifyResult, bool]:
+        """Send one request; (its result, whether the child can take another)."""
+        try:
+            assert self._process.stdin is not None
+            self._process.stdin.write(json.dumps({"request": request_to_wire(request)}) + "\n")
+            self._process.stdin.flush()
+        except OSError:
+            return self._crashed(request), False
+        message = self._receive(time_limit_s)
+        if message is _TIMEOUT:
+            self.kill()
+            reason = f"verification exceeded the {time_limit_s:g} s time limit"
+            return plain_result(request, "timeout", reason), False
+        if message is _EOF:
+            return self._crashed(request), False
+        if message.get("type") != "result":
+            return self._crashed(request, f"unexpected message {message!r}"), False
+        return result_from_wire(message["result"]), True
+
+    def _crashed(self, request: VerifyRequest, detail: str = "") -> VerifyResult:
+        self.kill()
+        code = self._process.returncode
+        detail = detail or self._stderr_tail()
+        reason = f"verification child exited unexpectedly (code {code}): {detail}"
+        return plain_result(request, "unverifiable", reason)
+
+    def _stderr_tail(self, limit: int = 400) -> str:
+        self._stderr.seek(0, os.SEEK_END)
+        size = self._stderr.tell()
+        self._stderr.seek(max(0, size - limit))
+        text = self._stderr.read().decode("utf-8", "replace").strip()
+        return text.splitlines()[-1] if text else "no output"
+
+    def kill(self) -> None:
+        """Stop the child (and anything it started) now."""
+        if self._process.poll() is None:
+            try:
+                if os.name == "posix":
+                    os.killpg(self._process.pid, signal.SIGKILL)
+                else:
+                    self._process.kill()
+            except ProcessLookupError:
+                pass
+        self._process.wait()
+
+    def close(self) -> None:
+        """Let the child finish by closing its stdin; kill it if it does not."""
+        if self._process.stdin is not None:
+            with contextlib.suppress(OSError):  # a dead child's pipe: nothing left to flush
+                self._process.stdin.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._process.wait(timeout=10)
+        self.kill()
+        self._reader.join(timeout=5)  # it ends at the EOF of the dead child's stdout
+        if self._process.stdout is not None:
+            self._process.stdout.close()
+        self._stderr.close()

@@ -1,0 +1,42 @@
+"""Shared test helpers: lint a snippet, read `# expect:` annotations from fixtures."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from jaxlint.config import Config
+from jaxlint.diagnostics import Diagnostic
+from jaxlint.engine import lint_source
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>JAX\d{3}(?:\s*,\s*JAX\d{3})*)")
+
+
+def lint(source: str, select: tuple[str, ...] | None = ("JAX",), path: str = "snippet.py", **config) -> list[Diagnostic]:
+    """Lint a (dedented) snippet with every rule selected unless told otherwise."""
+    return lint_source(textwrap.dedent(source), path, Config(select=select, **config)).diagnostics
+
+
+def codes_and_lines(diagnostics: list[Diagnostic]) -> set[tuple[str, int]]:
+    return {(d.code, d.line) for d in diagnostics}
+
+
+def expected_findings(source: str) -> set[tuple[str, int]]:
+    """(code, line) pairs written as `# expect: JAX101, JAX201` comments in a fixture."""
+    found = set()
+    for number, line in enumerate(source.splitlines(), start=1):
+        match = EXPECT.search(line)
+        if match:
+            for code in match["codes"].split(","):
+                found.add((code.strip(), number))
+    return found
+
+
+@pytest.fixture
+def lint_snippet():
+    return lint

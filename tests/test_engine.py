@@ -1,0 +1,183 @@
+"""The engine: parse errors, suppression, positions, segments, and value analysis through rules."""
+
+from __future__ import annotations
+
+import pytest
+
+from jaxlint.config import Config
+from jaxlint.engine import lint_source, split_lines
+from tests.conftest import codes_and_lines, lint
+
+
+def test_unparseable_file_is_jax000_not_a_crash():
+    diagnostics = lint("import jax\ndef f(:\n    pass\n")
+    assert [(d.code, d.line, d.severity) for d in diagnostics] == [("JAX000", 2, "error")]
+    assert "cannot parse" in diagnostics[0].message
+
+
+def test_jax000_is_reported_even_when_other_rules_are_selected():
+    diagnostics = lint_source("import jax\nx = (\n", "bad.py", Config(select=("JAX101",)))
+    assert [d.code for d in diagnostics.diagnostics] == ["JAX000"]
+
+
+def test_null_byte_is_jax000():
+    assert [d.code for d in lint("import jax\nx = 1\x00\n")] == ["JAX000"]
+
+
+def test_files_that_never_mention_jax_are_skipped_before_parsing():
+    # Not even valid Python: the text check decides before any parser runs.
+    assert lint("def f(:\n") == []
+
+
+def test_skip_file_comment():
+    source = """
+        # jaxlint: skip-file
+        import jax
+        @jax.jit
+        def f(x):
+            print(x)
+    """
+    assert lint(source) == []
+
+
+LOOP = """
+    import jax
+
+    @jax.jit  {decorator_comment}
+    def f(x):  {def_comment}
+        total = 0.0
+        for v in x:  {line_comment}
+            total = total + v
+        print(total)
+        return total
+"""
+
+
+@pytest.mark.parametrize(
+    "comments, expected",
+    [
+        ({}, {("JAX101", 7), ("JAX201", 9)}),
+        ({"line_comment": "# noqa: JAX101"}, {("JAX201", 9)}),
+        ({"line_comment": "# noqa"}, {("JAX201", 9)}),
+        ({"line_comment": "# noqa: JAX2"}, {("JAX101", 7), ("JAX201", 9)}),
+        ({"def_comment": "# noqa: JAX101"}, {("JAX201", 9)}),
+        ({"decorator_comment": "# noqa: JAX1, JAX201"}, set()),
+        ({"def_comment": "# noqa"}, {("JAX101", 7), ("JAX201", 9)}),
+    ],
+)
+def test_noqa_on_line_def_and_decorator(comments, expected):
+    values = {"decorator_comment": "", "def_comment": "", "line_comment": ""} | comments
+    assert codes_and_lines(lint(LOOP.format(**values))) == expected
+
+
+def test_columns_count_characters_not_bytes():
+    source = 'import jax\n\n\ng = jax.jit(lambda x: x + 1)  # ok\nπ = "ünïcode"; h = jax.jit(lambda y: y * 2)\n'
+    diagnostics = lint(source, select=("JAX303",))
+    assert [(d.line, d.column, d.end_column) for d in diagnostics] == [(4, 5, 29), (5, 20, 44)]
+
+
+def test_spans_of_indented_units_map_back_to_the_file():
+    source = """
+        import jax
+
+        class Model:
+            def helper(self):
+                def body(c, x):
+                    print(x)
+                    return c, x
+                return jax.lax.scan(body, 0.0, self.xs)
+    """
+    (diagnostic,) = lint(source)
+    assert (diagnostic.code, diagnostic.line, diagnostic.column) == ("JAX201", 7, 13)
+    assert (diagnostic.end_line, diagnostic.end_column) == (7, 21)
+
+
+def test_split_lines_matches_python_line_numbers():
+    assert split_lines("a\fb\nc\r\nd\re") == ["a\fb\n", "c\r\n", "d\r", "e"]
+
+
+def test_crlf_source():
+    source = "import jax\r\n@jax.jit\r\ndef f(x):\r\n    print(x)\r\n    return x\r\n"
+    assert codes_and_lines(lint(source)) == {("JAX201", 4)}
+
+
+VALUE_CASES = [
+    # (loop header inside a jitted f(x, n) with static n, flagged?)
+    ("for i in range(x.shape[0]):", True),
+    ("for i in range(len(x)):", True),
+    ("for i in range(x.size):", True),
+    ("for i in range(x.shape[-1] - 1):", True),
+    ("for row in x:", True),
+    ("for i, row in enumerate(x):", True),
+    ("for a, b in zip(x, x[1:]):", True),
+    ("for row in reversed(x):", True),
+    ("for row in jnp.tanh(x):", True),
+    ("for row in x.T:", True),
+    ("for i in range(3):", False),
+    ("for i in range(n):", False),
+    ("for i in range(x.ndim):", False),
+    ("for d in x.shape:", False),
+    ("for k in ('a', 'b'):", False),
+    ("for i in range(len(LAYERS)):", False),
+    ("for layer in LAYERS:", False),
+    ("for i in range(int(np.prod((2, 3)))):", False),
+]
+
+
+@pytest.mark.parametrize("header, flagged", VALUE_CASES)
+def test_loop_trip_counts_from_arrays(header, flagged):
+    source = f"""
+import jax
+import jax.numpy as jnp
+import numpy as np
+from functools import partial
+
+LAYERS = [1, 2, 3]
+
+@partial(jax.jit, static_argnames="n")
+def f(x, n):
+    acc = 0.0
+    {header}
+        acc = acc + 1.0
+    return acc
+"""
+    found = codes_and_lines(lint(source, select=("JAX101",)))
+    assert found == ({("JAX101", 12)} if flagged else set())
+
+
+def test_shape_derived_names_flow_through_assignments():
+    source = """
+        import jax
+        @jax.jit
+        def f(x):
+            n, d = x.shape
+            half = n // 2
+            for i in range(half):
+                x = x + 1
+            for j in range(d):
+                x = x * 2
+            return x
+    """
+    assert codes_and_lines(lint(source, select=("JAX101",))) == {("JAX101", 7), ("JAX101", 9)}
+
+
+def test_pytree_parameters_are_not_arrays():
+    source = """
+        import jax
+        import jax.numpy as jnp
+        @jax.jit
+        def mlp(params, x):
+            for w, b in params:
+                x = jnp.tanh(x @ w + b)
+            for name in params_dict.keys():
+                pass
+            return x
+        @jax.jit
+        def g(state, batch):
+            for layer in state.layers:
+                batch = layer(batch)
+            for key in batch:
+                pass
+            return batch["x"]
+    """
+    assert lint(source, select=("JAX101",)) == []

@@ -1,0 +1,59 @@
+"""Every fixture's `# expect:` comments are exactly what jaxlint reports, no more, no less."""
+
+from __future__ import annotations
+
+import pytest
+
+from jaxlint.config import Config
+from jaxlint.engine import lint_source
+from jaxlint.registry import default_codes
+from tests.conftest import FIXTURES, codes_and_lines, expected_findings
+
+LINT_FIXTURES = sorted(
+    p for p in FIXTURES.rglob("*.py") if "fix" not in p.relative_to(FIXTURES).parts[:1]
+)
+
+
+@pytest.mark.parametrize("path", LINT_FIXTURES, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_fixture_reports_exactly_its_expectations(path):
+    source = path.read_text(encoding="utf-8")
+    diagnostics = lint_source(source, str(path), Config(select=("JAX",))).diagnostics
+    assert codes_and_lines(diagnostics) == expected_findings(source)
+
+
+@pytest.mark.parametrize("path", LINT_FIXTURES, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_default_selection_leaves_out_opt_in_rules(path):
+    source = path.read_text(encoding="utf-8")
+    diagnostics = lint_source(source, str(path), Config()).diagnostics
+    default = default_codes()
+    expected = {(code, line) for code, line in expected_findings(source) if code in default}
+    assert codes_and_lines(diagnostics) == expected
+
+
+def test_seed_findings_are_the_issue_list():
+    """The seed's hazards, exactly: two unrolled loops, the print in selu, jit on ScaleClass.apply."""
+    found = set()
+    for path in sorted((FIXTURES / "seed").glob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        for diagnostic in lint_source(source, str(path), Config()).diagnostics:
+            found.add((path.name, diagnostic.code, source.splitlines()[diagnostic.line - 1].strip()))
+    assert found == {
+        ("cumulative_sum.py", "JAX101", "for i in range(x.shape[0]):  # expect: JAX101"),
+        ("cumulative_sum.py", "JAX101", "for i in range(len(j)):  # expect: JAX101"),
+        ("jit_and_aot.py", "JAX201", 'print("Function run")  # expect: JAX201'),
+        ("scale_class.py", "JAX301", "@jax.jit  # expect: JAX301"),
+    }
+
+
+def test_every_rule_has_positive_and_negative_fixtures():
+    """fixtures/rules/<code>_*.py: at least 5 expected findings of the rule, and 5 clean functions."""
+    from jaxlint.registry import all_rules
+
+    for code in all_rules():
+        files = sorted((FIXTURES / "rules").glob(f"{code.lower()}_*.py"))
+        assert files, f"no fixture file for {code}"
+        text = "\n".join(f.read_text(encoding="utf-8") for f in files)
+        positives = sum(1 for c, _ in expected_findings(text) if c == code)
+        negatives = text.count("# ok:")
+        assert positives >= 5, f"{code}: only {positives} positive cases"
+        assert negatives >= 5, f"{code}: only {negatives} negative cases (mark them `# ok: why`)"

@@ -1,0 +1,551 @@
+"""jaxlint.verify: proving rewrites with real JAX in a child process (SPEC §5). No mocks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from jaxlint.verify import STATUSES, VerifyRequest, VerifyResult, jax_available, verify
+from jaxlint.verify.namespace import NamespaceError, build_module, decorator_name, resolve_target
+from jaxlint.verify.protocol import request_from_wire, request_to_wire, result_from_wire
+
+DATA = Path(__file__).parent / "data" / "verify"
+REPO = Path(__file__).resolve().parents[1]
+
+needs_jax = pytest.mark.skipif(not jax_available(), reason="JAX is not installed")
+
+
+def request(
+    request_id: str,
+    original: str,
+    rewritten: str,
+    target: str,
+    fix_code: str,
+    *,
+    require_fewer_eqns: bool = False,
+) -> VerifyRequest:
+    """A request from two fixture files, or from inline sources (anything with a newline)."""
+
+    def source(name: str) -> str:
+        return textwrap.dedent(name) if "\n" in name else (DATA / name).read_text()
+
+    path = str(DATA / (original if "\n" not in original else f"{request_id}.py"))
+    return VerifyRequest(
+        request_id=request_id,
+        path=path,
+        original_source=source(original),
+        rewritten_source=source(rewritten),
+        target=target,
+        fix_code=fix_code,
+        require_fewer_eqns=require_fewer_eqns,
+    )
+
+
+UNFINDABLE_INPUTS = """
+    def frob(x, n):
+        return x.frobnicate(n)
+"""
+
+MISSING_IMPORT = """
+    import jax
+    from jaxlint_verify_no_such_module import scale
+
+    @jax.jit
+    def scaled(x: jax.Array):
+        return x * scale
+"""
+
+# 2100 unrolled adds: over the ~2000-equation bound, so compile time is not measured.
+HUGE_UNROLL = """
+    import jax
+
+    @jax.jit
+    def repeat_add(x: jax.Array):
+        acc = 0.0
+        for _ in range(2100):
+            acc = acc + x
+        return acc
+"""
+
+HUGE_FORI = """
+    import jax
+
+    @jax.jit
+    def repeat_add(x: jax.Array):
+        return jax.lax.fori_loop(0, 2100, lambda i, acc: acc + x, 0.0 * x)
+"""
+
+INT_CARRY_LOOP = """
+    import jax
+    import jax.numpy as jnp
+
+    @jax.jit
+    def total(x: jax.Array):
+        acc = jnp.int32(0)
+        for v in x:
+            acc = acc + v
+        return acc
+"""
+
+# A naive scan keeps the strongly typed int32 carry: scan's carry check raises (research §1b).
+INT_CARRY_SCAN = """
+    import jax
+    import jax.numpy as jnp
+
+    @jax.jit
+    def total(x: jax.Array):
+        acc, _ = jax.lax.scan(lambda c, v: (c + v, None), jnp.int32(0), x)
+        return acc
+"""
+
+MAIN_REQUESTS = [
+    request(
+        "scan", "cumsum_loop.py", "cumsum_scan.py", "cumsum", "JAX101", require_fewer_eqns=True
+    ),
+    request(
+        "scan-wrong",
+        "cumsum_loop.py",
+        "cumsum_scan_wrong.py",
+        "cumsum",
+        "JAX101",
+        require_fewer_eqns=True,
+    ),
+    request("method", "scale_class.py", "scale_class_helper.py", "ScaleClass.apply", "JAX301"),
+    request(
+        "static-self", "scale_class.py", "scale_class_static_self.py", "ScaleClass.apply", "JAX301"
+    ),
+    request("print", "selu_print.py", "selu_debug_print.py", "selu", "JAX201"),
+    request(
+        "local-import",
+        "local_import.py",
+        "local_import_scan.py",
+        "shifted_total",
+        "JAX101",
+        require_fewer_eqns=True,
+    ),
+    request("huge", HUGE_UNROLL, HUGE_FORI, "repeat_add", "JAX101", require_fewer_eqns=True),
+    request(
+        "int-carry", INT_CARRY_LOOP, INT_CARRY_SCAN, "total", "JAX101", require_fewer_eqns=True
+    ),
+    request(
+        "same-size", INT_CARRY_LOOP, INT_CARRY_LOOP, "total", "JAX101", require_fewer_eqns=True
+    ),
+    request("no-inputs", UNFINDABLE_INPUTS, UNFINDABLE_INPUTS, "frob", "JAX101"),
+    request("missing-import", MISSING_IMPORT, MISSING_IMPORT, "scaled", "JAX101"),
+    request("no-such-target", "cumsum_loop.py", "cumsum_scan.py", "cumsum_typo", "JAX101"),
+    request("bad-rewrite", "cumsum_loop.py", "def cumsum(x:\n", "cumsum", "JAX101"),
+]
+
+
+def sibling_module_requests(root: Path) -> list[VerifyRequest]:
+    """Two projects whose files import a sibling `offsets.py` that differs between them."""
+    made = []
+    for project, offset in (("a", 1.0), ("b", 2.0)):
+        folder = root / project
+        folder.mkdir()
+        (folder / "offsets.py").write_text(f"OFFSET = {offset}\n")
+        original = "from offsets import OFFSET\n\ndef shift(x):\n    return x + OFFSET\n"
+        rewritten = f"def shift(x):\n    return x + {offset}\n"
+        path = str(folder / "shift.py")
+        made.append(
+            VerifyRequest(f"sibling-{project}", path, original, rewritten, "shift", "X", False)
+        )
+    return made
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, VerifyResult]:
+    """One verify() run (one child process) shared by the tests below."""
+    if not jax_available():
+        pytest.skip("JAX is not installed")
+    requests = MAIN_REQUESTS + sibling_module_requests(tmp_path_factory.mktemp("projects"))
+    done = verify(requests, time_limit_s=120.0)
+    assert [r.request_id for r in done] == [r.request_id for r in requests]
+    return {r.request_id: r for r in done}
+
+
+def test_loop_rewrite_is_verified_with_smaller_jaxpr(results: dict[str, VerifyResult]) -> None:
+    result = results["scan"]
+    assert result.status == "verified", result.reason
+    assert (result.inputs_tried, result.inputs_passed) == (3, 3)
+    assert result.max_abs_diff is not None and result.max_abs_diff < 1e-5
+    # x: float32[7] (first rung of the ladder for a jax.Array): 7 × (slice, squeeze, add) unrolled,
+    # then jnp.array(y) = 7 broadcast_in_dim + concatenate; the scan is 1 equation (+ its add).
+    assert (result.eqns_before, result.eqns_total_before) == (29, 29)
+    assert (result.eqns_after, result.eqns_total_after) == (1, 2)
+    assert result.compile_s_before is not None and result.compile_s_after is not None
+    assert "x: float32[7]" in result.reason and "29 → 1" in result.reason
+
+
+def test_verification_json_object(results: dict[str, VerifyResult]) -> None:
+    payload = results["scan"].to_json()
+    assert payload["status"] == "verified"
+    assert payload["eqns_before"] == 29 and payload["eqns_after"] == 1
+    assert "request_id" not in payload
+    json.dumps(payload, allow_nan=False)
+
+
+def test_wrong_carry_init_fails(results: dict[str, VerifyResult]) -> None:
+    result = results["scan-wrong"]
+    assert result.status == "failed"
+    assert "values differ" in result.reason and "input set 0" in result.reason
+    assert (result.inputs_tried, result.inputs_passed) == (1, 0)
+    assert result.max_abs_diff == pytest.approx(1.0)  # every element is off by the 1.0 start
+
+
+def test_method_helper_rewrite_is_verified(results: dict[str, VerifyResult]) -> None:
+    # The original is `@jax.jit` on a method, which raises TypeError: it runs undecorated.
+    result = results["method"]
+    assert result.status == "verified", result.reason
+    assert result.inputs_passed == 3
+    assert "ScaleClass(scale: float32[7]).apply(x: float32[7])" in result.reason
+    assert "agrees after changing self.scale" in result.reason
+    assert (result.eqns_before, result.eqns_after) == (1, 1)
+
+
+def test_static_self_rewrite_fails_on_stale_cache(results: dict[str, VerifyResult]) -> None:
+    result = results["static-self"]
+    assert result.status == "failed"
+    assert result.inputs_passed == 3  # fine until an attribute changes
+    assert "stale result after changing self.scale" in result.reason
+
+
+def test_print_rewrite_is_verified(results: dict[str, VerifyResult]) -> None:
+    # The original prints at every eager call: user output must not corrupt the protocol.
+    result = results["print"]
+    assert result.status == "verified", result.reason
+    assert result.inputs_passed == 3
+    assert result.eqns_after == result.eqns_before + 1  # the debug_print equation
+
+
+def test_only_needed_definitions_run(results: dict[str, VerifyResult]) -> None:
+    # cumsum_loop.py opens a missing file at top level and raises in its __main__ block:
+    # a verified result means neither ran.
+    assert results["scan"].status == "verified"
+
+
+def test_local_import_and_unused_failing_import(results: dict[str, VerifyResult]) -> None:
+    result = results["local-import"]
+    assert result.status == "verified", result.reason
+    assert "x: float32[7]" in result.reason  # loop over rows of a 1-D array sums scalars
+    assert result.eqns_after is not None and result.eqns_before is not None
+    assert result.eqns_after < result.eqns_before
+
+
+def test_each_file_gets_its_own_sibling_modules(results: dict[str, VerifyResult]) -> None:
+    assert results["sibling-a"].status == "verified", results["sibling-a"].reason
+    assert results["sibling-b"].status == "verified", results["sibling-b"].reason
+
+
+def test_compile_time_skipped_for_huge_original(results: dict[str, VerifyResult]) -> None:
+    result = results["huge"]
+    assert result.status == "verified", result.reason
+    assert result.eqns_before == 2100 and result.eqns_after == 2  # mul (0.0 * x), while
+    assert result.compile_s_before is None and result.compile_s_after is None
+    assert "compile time not measured: original has 2100 equations" in result.reason
+
+
+def test_rewritten_that_raises_fails_with_the_error(results: dict[str, VerifyResult]) -> None:
+    result = results["int-carry"]
+    assert result.status == "failed"
+    assert result.reason.startswith("rewritten total raised TypeError: scan body function carry")
+    assert "on input set 0 of total(x: float32[7])" in result.reason
+    assert (result.inputs_tried, result.inputs_passed) == (1, 0)
+
+
+def test_loop_rewrite_must_shrink_the_jaxpr(results: dict[str, VerifyResult]) -> None:
+    result = results["same-size"]
+    assert result.status == "failed"
+    assert result.inputs_passed == 3  # right answers, but no smaller
+    # 7 × (slice, squeeze, add) on both sides.
+    assert result.reason == "rewritten jaxpr is not smaller: 21 → 21 top-level equations"
+
+
+def test_no_inputs_is_unverifiable(results: dict[str, VerifyResult]) -> None:
+    result = results["no-inputs"]
+    assert result.status == "unverifiable"
+    assert result.reason.startswith("no example inputs found for frob(x, n)")
+    assert result.inputs_tried == 0
+
+
+def test_needed_import_failure_is_unverifiable(results: dict[str, VerifyResult]) -> None:
+    result = results["missing-import"]
+    assert result.status == "unverifiable"
+    assert "import of scale failed" in result.reason
+    assert "ModuleNotFoundError" in result.reason
+
+
+def test_missing_target_is_unverifiable(results: dict[str, VerifyResult]) -> None:
+    result = results["no-such-target"]
+    assert result.status == "unverifiable"
+    assert "`cumsum_typo` is not defined at module level" in result.reason
+
+
+def test_unparseable_rewrite_fails(results: dict[str, VerifyResult]) -> None:
+    result = results["bad-rewrite"]
+    assert result.status == "failed"
+    assert "syntax error" in result.reason
+
+
+SLOW = """
+    import time
+
+    def slow(x):
+        time.sleep(60)
+        return x
+"""
+
+CRASH = """
+    import os
+
+    def crash(x):
+        os._exit(3)
+"""
+
+QUICK = """
+    def double(x):
+        return x * 2
+"""
+
+
+@needs_jax
+def test_timeouts_and_crashes_restart_the_child() -> None:
+    done = verify(
+        [
+            request("crash", CRASH, CRASH, "crash", "JAX101"),
+            request("slow", SLOW, SLOW, "slow", "JAX101"),
+            request("quick", QUICK, QUICK.replace("x * 2", "x + x"), "double", "JAX101"),
+        ],
+        time_limit_s=4.0,
+    )
+    assert [r.status for r in done] == ["unverifiable", "timeout", "verified"], done
+    assert done[0].reason.startswith("verification child exited unexpectedly (code 3)")
+    assert done[1].reason == "verification exceeded the 4 s time limit"
+
+
+def test_jax_missing(tmp_path: Path) -> None:
+    # The same interpreter without site-packages: it cannot find JAX.
+    python = tmp_path / "python-without-site"
+    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" -S "$@"\n')
+    python.chmod(0o755)
+    assert not jax_available(str(python))
+    done = verify([request("q", QUICK, QUICK, "double", "JAX101")], python=str(python))
+    assert [(r.status, r.reason) for r in done] == [
+        ("jax-missing", "not verified: install jaxlint[verify]")
+    ]
+
+
+@needs_jax
+def test_linter_process_never_imports_jax() -> None:
+    script = textwrap.dedent(
+        """
+        import sys
+        from jaxlint.verify import VerifyRequest, jax_available, verify
+        assert jax_available()
+        source = "def double(x):\\n    return x * 2\\n"
+        request = VerifyRequest("q", "q.py", source, source, "double", "JAX201", False)
+        [result] = verify([request])
+        assert result.status == "verified", result
+        assert "jax" not in sys.modules, "the parent imported jax"
+        print("ok")
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
+    assert done.stdout.strip() == "ok", done.stderr
+
+
+def test_verify_of_nothing_starts_nothing() -> None:
+    assert verify([]) == []
+
+
+# --- building callables (pure ast + exec; these sources do not import JAX) ---
+
+NAMESPACE_SOURCE = """
+    import math
+    from functools import partial
+
+    raise RuntimeError("top-level statements must not run")
+
+    SCALE = 2.0
+    UNUSED = undefined_name()
+    LIMIT: int = 3
+
+    def _helper(x):
+        return x * SCALE
+
+    @undefined_decorator
+    def unrelated(x):
+        return x
+
+    def target(x, n=LIMIT):
+        return _helper(math.sqrt(x)) + n
+
+    target_alias = partial(target, n=1)
+
+    class Model:
+        def __init__(self, w):
+            self.w = w
+
+        @undefined_jit_free_name.jit
+        def apply(self, x):
+            return _helper(self.w * x)
+
+    if __name__ == "__main__":
+        raise SystemExit(1)
+"""
+
+
+def test_build_module_runs_only_imports_and_needed_definitions() -> None:
+    source = textwrap.dedent(NAMESPACE_SOURCE)
+    module = build_module(source, "m.py", "target", strip_staging=True, module_name="_t_verify_1")
+    try:
+        assert module.target(4.0) == 7.0
+        assert module.__file__ == "m.py"
+        assert {"SCALE", "LIMIT", "_helper", "math", "partial"} <= set(vars(module))
+        assert not {"UNUSED", "unrelated", "target_alias", "Model"} & set(vars(module))
+    finally:
+        sys.modules.pop("_t_verify_1", None)
+
+
+def test_build_module_strips_only_staging_decorators_of_the_target() -> None:
+    source = textwrap.dedent(NAMESPACE_SOURCE).replace("undefined_jit_free_name.jit", "jit")
+    source = source.replace("import math", "import math\njit = None  # called if not stripped")
+    module = build_module(
+        source, "m.py", "Model.apply", strip_staging=True, module_name="_t_verify_2"
+    )
+    try:
+        target = resolve_target(module, "Model.apply")
+        assert target.is_instance_method and target.method == "apply"
+        assert module.Model(3.0).apply(1.0) == 6.0
+    finally:
+        sys.modules.pop("_t_verify_2", None)
+
+
+def test_build_module_reports_a_failing_needed_definition() -> None:
+    source = textwrap.dedent(
+        """
+        BROKEN = 1 / 0
+
+        def f(x):
+            return x + BROKEN
+        """
+    )
+    with pytest.raises(NamespaceError, match="defining BROKEN failed: ZeroDivisionError"):
+        build_module(source, "m.py", "f", strip_staging=True, module_name="_t_verify_3")
+    sys.modules.pop("_t_verify_3", None)
+
+
+@pytest.mark.parametrize(
+    ("decorator", "name"),
+    [
+        ("jax.jit", "jit"),
+        ("jit", "jit"),
+        ("jax.jit(static_argnames=('n',))", "jit"),
+        ("functools.partial(jax.jit, static_argnums=1)", "jit"),
+        ("partial(jax.jit, donate_argnums=0)", "jit"),
+        ("eqx.filter_jit", "filter_jit"),
+        ("jax.vmap", "vmap"),
+        ("staticmethod", "staticmethod"),
+    ],
+)
+def test_decorator_name(decorator: str, name: str) -> None:
+    import ast
+
+    assert decorator_name(ast.parse(decorator, mode="eval").body) == name
+
+
+# --- value types ---
+
+
+def test_request_and_result_round_trip_through_json() -> None:
+    original = MAIN_REQUESTS[0]
+    assert request_from_wire(json.loads(json.dumps(request_to_wire(original)))) == original
+    result = VerifyResult("r", "failed", "why", 3, 1, float("nan"), 29, 1, 29, 2, 0.1, 0.05)
+    wire = json.loads(json.dumps({**result.to_json(), "request_id": "r"}))
+    assert wire["max_abs_diff"] is None  # non-finite floats are not JSON
+    assert result_from_wire(wire).eqns_total_after == 2
+    with pytest.raises(ValueError, match="unknown verification status"):
+        result_from_wire({**wire, "status": "maybe"})
+    assert "jax-missing" in STATUSES
+
+
+# --- inputs and comparisons (these import JAX in the test process, which is fine) ---
+
+
+@needs_jax
+def test_annotations_give_argument_kinds() -> None:
+    from jaxlint.verify.inputs import ARRAY_LADDER, FLOAT, INT, ArgKind, DimTable
+    from jaxlint.verify.inputs import kinds_from_annotation as kinds
+
+    dims = DimTable()
+    assert kinds('Float[Array, "n d"]', dims) == (ArgKind("array", (7, 3), "float32"),)
+    assert kinds('Int[Array, "d 2 *batch"]', dims) == (ArgKind("array", (3, 2), "int32"),)
+    assert kinds("BFloat16[jax.Array, '']", dims) == (ArgKind("array", (), "bfloat16"),)
+    assert kinds("jax.Array", dims) == kinds("jnp.ndarray", dims) == ARRAY_LADDER
+    assert kinds("jnp.array", dims) == kinds("Optional[Array]", dims) == ARRAY_LADDER
+    assert kinds("float", dims) == (FLOAT,) and kinds("int | None", dims) == (INT,)
+    assert kinds("Callable[[int], int]", dims) is None
+
+
+@needs_jax
+def test_inputs_are_the_same_every_run_and_differ_between_sets() -> None:
+    import inspect
+
+    import numpy as np
+
+    from jaxlint.verify.inputs import CALL_LADDER, DimTable, candidate_bindings, parameters
+
+    def f(x, n, scale=2.0, *, flag):
+        return x
+
+    params = parameters(inspect.signature(f), DimTable(), CALL_LADDER)
+    assert [p.name for p in params if not p.candidates] == ["scale"]
+    first = next(candidate_bindings(params, salt=0, limit=10))
+    assert first.describe() == "x: float32[7], n: float32[7], flag: float32[7]"
+    (x0, n0), kwargs0 = first.make(0)
+    (x0_again, _), _ = first.make(0)
+    (x1, _), _ = first.make(1)
+    assert set(kwargs0) == {"flag"}
+    np.testing.assert_array_equal(x0, x0_again)
+    assert not np.array_equal(x0, x1) and not np.array_equal(x0, n0)
+
+
+@needs_jax
+def test_compare_outputs() -> None:
+    import jax.numpy as jnp
+
+    from jaxlint.verify.compare import compare_outputs
+
+    x = jnp.arange(3.0)
+    assert compare_outputs(2.0, jnp.float32(2.0)).same  # weak vs strong float32
+    assert compare_outputs((x, {"a": 1}), (x + 1e-7, {"a": 1})).same
+    assert "structure" in compare_outputs((x, x), [x, x]).detail
+    assert "dtype" in compare_outputs(x, x.astype(jnp.int32)).detail
+    assert "shape" in compare_outputs(x, x[:2]).detail
+    assert not compare_outputs(jnp.arange(3), jnp.arange(3) + 1).same  # ints are exact
+    half = jnp.arange(3.0, dtype=jnp.bfloat16)
+    assert compare_outputs(half, half * 1.004).same  # bf16 gets a looser tolerance
+    assert compare_outputs(jnp.array([jnp.nan]), jnp.array([jnp.nan])).same
+
+
+@needs_jax
+def test_count_eqns_walks_nested_jaxprs_and_unwraps_jit() -> None:
+    import jax
+    import jax.numpy as jnp
+
+    from jaxlint.verify.compare import count_eqns
+
+    def body(x):
+        return jax.lax.cond(x.sum() > 0, lambda v: v + 1, lambda v: v * 2, x)
+
+    top, total = count_eqns(body, (jnp.ones(3),))
+    assert top == 4  # reduce_sum, gt, convert_element_type, cond
+    assert total == top + 2  # one equation in each branch
+    assert count_eqns(jax.jit(body), (jnp.ones(3),)) == (top, total)
