@@ -134,11 +134,8 @@ class UnitContext:
         if dotted in self.index.jit_decorators:
             return dotted
         head = dotted.split(".")[0]
-        frame = self.frame
-        while frame is not None:
-            if head in frame.info.local_names:
-                return None
-            frame = frame.parent
+        if self.frame is not None and self.frame.info.defining_function(head) is not None:
+            return None
         return self.index.imports.resolve(dotted)
 
     def kind(self, expression: cst.BaseExpression) -> Kind:
@@ -146,6 +143,22 @@ class UnitContext:
         if self.frame is None:
             return Kind.STATIC
         return self.frame.values.kind(expression)
+
+    def holds_traced(self, expression: cst.BaseExpression) -> bool:
+        """Does the value hold a tracer: traced, or a tuple/list/dict/f-string holding one?"""
+        if isinstance(expression, (cst.Tuple, cst.List, cst.Set)):
+            return any(self.holds_traced(e.value) for e in expression.elements)
+        if isinstance(expression, cst.Dict):
+            return any(
+                self.holds_traced(e.value) for e in expression.elements if hasattr(e, "value")
+            )
+        if isinstance(expression, cst.FormattedString):
+            return any(
+                self.holds_traced(part.expression)
+                for part in expression.parts
+                if isinstance(part, cst.FormattedStringExpression)
+            )
+        return self.kind(expression).traced
 
     def element_kind(self, iterable: cst.BaseExpression) -> Kind | list[Kind]:
         if self.frame is None:

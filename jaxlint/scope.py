@@ -65,6 +65,7 @@ class ClassInfo:
     base_names: list[str]  # qualified names, or local class names
     decorator_names: list[str]
     methods: dict[str, FunctionInfo] = field(default_factory=dict)
+    local_bases: list[ClassInfo] = field(default_factory=list)  # base classes of this module
     registered: bool = False
     frozen: bool = False
 
@@ -147,6 +148,19 @@ class FunctionInfo:
         if self.is_method and (self.class_info is None or not is_pytree_class(self.class_info)):
             static.add(self.positional[0])  # a non-pytree `self` cannot be traced at all
         return frozenset(static)
+
+    def encloses_local(self, name: str) -> bool:
+        """Is `name` a local of a function enclosing this one (a closure variable)?"""
+        return self.defining_function(name) not in (None, self)
+
+    def defining_function(self, name: str) -> FunctionInfo | None:
+        """The innermost function (this one or an enclosing one) where `name` is a local."""
+        function: FunctionInfo | None = self
+        while function is not None:
+            if name in function.local_names:
+                return function
+            function = function.parent
+        return None
 
     @property
     def own_trace(self) -> bool:
@@ -251,13 +265,28 @@ def _enclosing_statement(body: list[ast.stmt], target: ast.AST) -> ast.stmt | No
     return found
 
 
-def is_pytree_class(class_info: ClassInfo, seen: set[int] | None = None) -> bool:
-    """True when instances of the class are pytrees (registered, or a pytree base class)."""
+def is_pytree_class(class_info: ClassInfo, seen: frozenset[int] = frozenset()) -> bool:
+    """True when instances are pytrees: registered, or a pytree base class (maybe inherited)."""
     if class_info.registered:
         return True
     if any(d in PYTREE_CLASS_DECORATORS for d in class_info.decorator_names):
         return True
-    return any(b in PYTREE_BASES for b in class_info.base_names)
+    if any(b in PYTREE_BASES for b in class_info.base_names):
+        return True
+    seen = seen | {id(class_info)}
+    # registration by decorator or call is not inherited; only base classes that are pytrees
+    # because of *their* bases (eqx.Module, flax.struct.PyTreeNode, ...) pass it on
+    return any(
+        id(base) not in seen and _inherits_pytree_base(base, seen)
+        for base in class_info.local_bases
+    )
+
+
+def _inherits_pytree_base(class_info: ClassInfo, seen: frozenset[int]) -> bool:
+    if any(b in PYTREE_BASES for b in class_info.base_names):
+        return True
+    seen = seen | {id(class_info)}
+    return any(id(b) not in seen and _inherits_pytree_base(b, seen) for b in class_info.local_bases)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -272,6 +301,10 @@ def build_index(
     builder.collect(tree.body, parent=None, class_info=None)
     for function in builder.functions:
         function.local_names -= function.declared_outer
+    for class_info in builder.classes.values():
+        class_info.local_bases = [
+            builder.classes[b] for b in class_info.base_names if b in builder.classes
+        ]
     builder.find_roots()
     builder.propagate()
     builder.collect_call_hints()
@@ -321,6 +354,7 @@ class _IndexBuilder:
         # (enclosing function or None, call node) for every call in the module
         self.calls: list[tuple[FunctionInfo | None, ast.Call]] = []
         self._class_of: dict[int, ClassInfo] = {}
+        self.instances: dict[str, ClassInfo] = {}  # module-level `name = LocalClass(...)`
         self.module_assigns: list[ast.Assign] = []
 
     # -- pass 1: structure --------------------------------------------------------------------
@@ -477,6 +511,9 @@ class _IndexBuilder:
             enclosing = enclosing.parent
         if name in self.module_defs:
             return [self.module_defs[name]]
+        instance_of = self.instances.get(name)
+        if instance_of is not None and "__call__" in instance_of.methods:
+            return [instance_of.methods["__call__"]]  # `scaler(x)` runs Scaler.__call__
         return list(self.aliases.get(name, []))
 
     def _method_of(
@@ -495,7 +532,7 @@ class _IndexBuilder:
                 break
             enclosing = enclosing.parent
         if class_info is None:
-            class_info = self.classes.get(receiver)
+            class_info = self.classes.get(receiver) or self.instances.get(receiver)
         seen = 0
         while class_info is not None and seen < 10:
             if method in class_info.methods:
@@ -519,6 +556,8 @@ class _IndexBuilder:
             method = self._method_of(scope, expression.value.id, expression.attr)
             if method is not None:
                 bound = expression.value.id not in self.classes or method.is_classmethod
+                if expression.value.id in self.instances:
+                    bound = True
                 return [(method, bound, None)]
             return []
         if isinstance(expression, ast.Call):
@@ -651,6 +690,15 @@ class _IndexBuilder:
                 registered = dotted_ast(call.args[0])
                 if registered in self.classes:
                     self.classes[registered].registered = True
+
+        for assign in self.module_assigns:  # scaler = Scaler(2.0): calls on it run its methods
+            value = assign.value
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+                instance_of = self.classes.get(value.func.id)
+                if instance_of is not None:
+                    for target in assign.targets:
+                        if isinstance(target, ast.Name):
+                            self.instances[target.id] = instance_of
 
         for assign in self.module_assigns:  # g = jax.jit(f), g = partial(f, ...), g = f
             targets = self._targets(assign.value, None)

@@ -204,7 +204,7 @@ class FunctionValues:
 
     def is_local(self, name: str) -> bool:
         """Bound in this function (or an enclosing one) rather than at module level."""
-        return name in self.locals or (self.parent is not None and self.parent.is_local(name))
+        return name in self.locals or self.info.encloses_local(name)
 
     # -- construction ---------------------------------------------------------------------------
 
@@ -411,8 +411,11 @@ class _EvidenceCollector(cst.CSTVisitor):
 
     def visit_For(self, node: cst.For) -> None:
         self._bind("for", node.target, node.iter)
-        if isinstance(node.target, (cst.Tuple, cst.List)) and isinstance(node.iter, cst.Name):
-            self._evidence(node.iter.value, container=True)
+        iterable = node.iter
+        while isinstance(iterable, cst.Subscript):  # `for w, b in params[:-1]`
+            iterable = iterable.value
+        if isinstance(node.target, (cst.Tuple, cst.List)) and isinstance(iterable, cst.Name):
+            self._evidence(iterable.value, container=True)
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
         self._bind("for", node.target, node.iter)
@@ -420,6 +423,10 @@ class _EvidenceCollector(cst.CSTVisitor):
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             self._bind("assign", target.target, node.value)
+            if isinstance(target.target, (cst.Tuple, cst.List)) and isinstance(
+                node.value, cst.Name
+            ):
+                self._evidence(node.value.value, container=True)  # `h, c = carry`
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
@@ -460,6 +467,14 @@ def _cst_annotations(node: cst.FunctionDef | cst.Lambda) -> dict[str, cst.BaseEx
     return found
 
 
+def _union_kind(kinds: list[Kind | None]) -> Kind | None:
+    """A union that admits a container may be one: its structure is unknown."""
+    known = [k for k in kinds if k is not None]
+    if Kind.TRACED in known:
+        return Kind.TRACED
+    return max(known, default=None)
+
+
 def _annotation_kind(annotation: cst.BaseExpression | None) -> Kind | None:
     if annotation is None:
         return None
@@ -468,9 +483,8 @@ def _annotation_kind(annotation: cst.BaseExpression | None) -> Kind | None:
     head = annotation
     while isinstance(head, cst.Subscript):
         head = head.value
-    if isinstance(annotation, cst.BinaryOperation):  # `Array | None`, `list | tuple`
-        left, right = _annotation_kind(annotation.left), _annotation_kind(annotation.right)
-        return max((k for k in (left, right) if k is not None), default=None)
+    if isinstance(annotation, cst.BinaryOperation):  # `Array | None`, `Array | tuple[Array]`
+        return _union_kind([_annotation_kind(annotation.left), _annotation_kind(annotation.right)])
     dotted = dotted_cst(head)
     if dotted is None:
         return None
@@ -481,7 +495,7 @@ def _annotation_kind(annotation: cst.BaseExpression | None) -> Kind | None:
             for e in annotation.slice
             if isinstance(e.slice, cst.Index)
         ]
-        return max((k for k in kinds if k is not None), default=None)
+        return _union_kind(kinds)
     if last in ARRAY_ANNOTATIONS:
         return Kind.ARRAY
     if last in CONTAINER_ANNOTATIONS:
@@ -647,7 +661,12 @@ class _Evaluator:
                 )
             if name == "getattr" and arguments:
                 return Kind.TRACED if arguments[0].traced else Kind.STATIC
+            if name in ("int", "operator.index") and arguments and arguments[0] == Kind.SHAPE:
+                return Kind.SHAPE
             return Kind.STATIC  # int(), float(), isinstance(), str(), range(), print(), ...
+        if qualified == "jax.random.split":
+            # an array of `num` keys: as long as an array when `num` comes from a shape
+            return Kind.ARRAY if Kind.SHAPE in arguments[1:] else Kind.TRACED
         if qualified in STRUCTURED_RESULTS:
             return Kind.TRACED
         if is_array_api(qualified):

@@ -53,7 +53,7 @@ def fix_source(
         analyzed, module = analyze_module(current, path, config, rules)
         if module is None:
             break
-        chosen = _choose(analyzed, config, path, attempts, unsafe_fixes)
+        chosen = _choose(analyzed, attempts, unsafe_fixes)
         if not chosen:
             break
         outcome = _decide(chosen, module, current, path, verify, unsafe_fixes)
@@ -115,16 +115,13 @@ def _key(finding: Finding) -> tuple:
 
 def _choose(
     analyzed: AnalyzedSource,
-    config: Config,
-    path: str,
     attempts: dict[tuple, _Attempt],
     unsafe_fixes: bool,
 ) -> list[tuple[Finding, Edit]]:
     """Non-overlapping edits to try this round, local fixes first (they unblock loop rewrites)."""
-    enabled = config.enabled_codes(path)
     candidates = []
     for finding in analyzed.findings:
-        if not isinstance(finding.fix, Edit) or finding.rule.code not in enabled:
+        if not isinstance(finding.fix, Edit):
             continue
         if finding.rule.fix_kind == "suggestion" and not unsafe_fixes:
             continue

@@ -1,10 +1,17 @@
-"""JAX202 state-mutation-in-traced: writes to state outside the traced function."""
+"""JAX202 state-mutation-in-traced: traced code writing to state that outlives the trace.
+
+Rebinding a global and setting attributes of `self`/arguments are flagged whatever they store:
+they run once per trace, not once per call (a trace counter counts traces). Writes to closure
+variables and into outside containers are flagged when they store a tracer, which then escapes
+the transformation; deliberate trace-time captures of static values are left alone.
+"""
 
 from __future__ import annotations
 
 import libcst as cst
 
 from jaxlint.rules.base import Rule
+from jaxlint.scope import FunctionInfo
 from jaxlint.unit_summary import UnitSummary
 from jaxlint.values import Kind
 
@@ -12,6 +19,8 @@ LIST_MUTATORS = frozenset({"append", "extend", "insert", "appendleft", "extendle
 CONTAINER_MUTATORS = frozenset(
     {"update", "add", "setdefault", "pop", "popitem", "discard", "remove", "clear", "put"}
 )
+LEAK = "stores a tracer that escapes the transformation (UnexpectedTracerError when used)"
+ONCE = "runs once per trace, not once per call"
 
 
 class StateMutationInTraced(Rule):
@@ -28,142 +37,145 @@ class StateMutationInTraced(Rule):
             or bool(unit.methods_called & (LIST_MUTATORS | CONTAINER_MUTATORS))
         )
 
-    def _applies(self) -> bool:
+    def _function(self) -> FunctionInfo | None:
         function = self.context.function
-        return self.context.traced and function is not None and not function.reference_semantics
+        if not self.context.traced or function is None or function.reference_semantics:
+            return None
+        return function
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            self._check_store(node, target.target)
+            self._check_store(node, target.target, node.value)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._check_store(node, node.target)
+        self._check_store(node, node.target, node.value)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
-            self._check_store(node, node.target)
+            self._check_store(node, node.target, node.value)
 
     def _check_store(
-        self, statement: cst.Assign | cst.AugAssign | cst.AnnAssign, target: cst.BaseExpression
+        self, statement: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression
     ) -> None:
-        if not self._applies() or statement.value is None:
+        function = self._function()
+        if function is None:
             return
-        if not self.context.kind(statement.value).traced:
-            return  # storing a static value (a shape, a treedef) at trace time leaks nothing
         if isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
-                self._check_store(statement, element.value)
+                self._check_store(statement, element.value, value)
             return
         if isinstance(target, cst.StarredElement):
-            self._check_store(statement, target.value)
+            self._check_store(statement, target.value, value)
             return
-        frame = self.context.frame
-        assert frame is not None
+        leaks = self.context.holds_traced(value)
         if isinstance(target, cst.Name):
-            if target.value in frame.info.declared_outer:
-                owner = self._outer_owner(target)
-                if owner is not None:
-                    self.report(
-                        statement,
-                        f"assigns {owner} inside traced {frame.info.describe()}: the write "
-                        "happens once, at trace time, and stores a tracer that escapes the "
-                        "transformation; return the value instead",
-                    )
-            return
-        if isinstance(target, cst.Attribute):
-            owner = self._outer_owner(target.value)
-            if owner is not None:
-                self.report(
-                    statement,
-                    f"sets attribute `{target.attr.value}` of {owner} inside traced "
-                    f"{frame.info.describe()}: the write happens at trace time and leaks a "
-                    "tracer; return the new value instead",
-                )
-        elif isinstance(target, cst.Subscript):
-            base = target.value
-            if isinstance(base, cst.Name) and frame.info.params and base.value in frame.info.params:
-                return  # item assignment on a parameter is about arrays: JAX204
-            if self.context.kind(base) == Kind.ARRAY:
+            if target.value not in function.declared_outer:
                 return
-            owner = self._outer_owner(base)
-            if owner is not None:
+            owner = self._owner(target.value, function)
+            if owner == "global" or (owner == "closure" and leaks):
+                kind = "global" if owner == "global" else "nonlocal"
                 self.report(
                     statement,
-                    f"stores an item into {owner} inside traced {frame.info.describe()}: "
-                    "the write happens at trace time and leaks a tracer",
+                    f"assigns {kind} `{target.value}` inside traced {function.describe()}: "
+                    f"the write {LEAK if leaks else ONCE}; return the value instead",
                 )
+            return
+        if isinstance(target, cst.Subscript) and not self._is_container_item(target, function):
+            return  # item stores into arrays are JAX204's; into refs (Pallas, new_ref) legal
+        head = _head(target)
+        if head is None:
+            return
+        owner = self._owner(head, function)
+        what = (
+            f"sets attribute `{target.attr.value}` of"
+            if isinstance(target, cst.Attribute)
+            else "stores an item into"
+        )
+        # rebinding state is always a surprise; filling an outside container is one when it
+        # leaks tracers (recording a static shape at trace time is a deliberate idiom)
+        always = (
+            ("self", "argument")
+            if isinstance(target, cst.Subscript)
+            else ("self", "argument", "global")
+        )
+        if owner in always or (owner in ("closure", "global") and leaks):
+            self.report(
+                statement,
+                f"{what} {_describe(owner, head)} inside traced {function.describe()}: "
+                f"the write {LEAK if leaks else ONCE}; return the new value instead",
+            )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not self._applies() or not isinstance(node.func, cst.Attribute):
+        function = self._function()
+        if function is None or not isinstance(node.func, cst.Attribute):
             return
         method = node.func.attr.value
         receiver = node.func.value
-        if not any(self.context.kind(a.value).traced for a in node.args):
-            return
-        if method in LIST_MUTATORS or (
-            method in CONTAINER_MUTATORS and self._known_container(receiver)
+        if method not in LIST_MUTATORS and not (
+            method in CONTAINER_MUTATORS and self._known_container(receiver, function)
         ):
-            owner = self._outer_owner(receiver)
-            if owner is not None:
-                frame = self.context.frame
-                assert frame is not None
-                self.report(
-                    node,
-                    f"`.{method}()` mutates {owner} inside traced {frame.info.describe()}: it "
-                    "runs once, at trace time, and stores tracers that escape; return the "
-                    "values instead",
-                )
-
-    def _known_container(self, receiver: cst.BaseExpression) -> bool:
-        if not isinstance(receiver, cst.Name):
-            return False
-        frame = self.context.frame
-        assert frame is not None
-        if frame.values.is_local(receiver.value):
-            return frame.values.name_kind(receiver.value) == Kind.CONTAINER
-        return self.context.index.module_values.get(receiver.value) == "container"
-
-    def _declared_global(self, name: str) -> bool:
-        frame = self.context.frame
-        return (
-            frame is not None
-            and name in frame.info.declared_outer
-            and not any(name in f.local_names for f in _enclosing(frame.info))
+            return
+        if not any(self.context.holds_traced(a.value) for a in node.args):
+            return
+        head = _head(receiver)
+        owner = self._owner(head, function) if head is not None else None
+        if owner is None:
+            return
+        self.report(
+            node,
+            f"`.{method}()` mutates {_describe(owner, head)} inside traced "
+            f"{function.describe()}: it {ONCE} and {LEAK}; return the values instead",
         )
 
-    def _outer_owner(self, receiver: cst.BaseExpression) -> str | None:
-        """Describe the object a write lands in when it lives outside this call, else None."""
-        head = receiver
-        while isinstance(head, (cst.Attribute, cst.Subscript)):
-            head = head.value
-        if not isinstance(head, cst.Name):
+    def _is_container_item(self, target: cst.Subscript, function: FunctionInfo) -> bool:
+        """Is the subscripted object a Python container (or an attribute, e.g. `self.cache`)?"""
+        base = target.value
+        if isinstance(base, cst.Attribute):
+            return True
+        return self._known_container(base, function)
+
+    def _known_container(self, receiver: cst.BaseExpression, function: FunctionInfo) -> bool:
+        if not isinstance(receiver, cst.Name):
+            return False
+        name = receiver.value
+        if function.defining_function(name) is not None:
+            return self.context.kind(receiver) == Kind.CONTAINER
+        return self.context.index.module_values.get(name) == "container"
+
+    def _owner(self, name: str, function: FunctionInfo) -> str | None:
+        """Where the object `name` lives: "self", "argument", "closure", "global" — or None.
+
+        None means it is safe to write: created in this function, a fresh `*args`/`**kwargs`,
+        an imported module, or a local of an enclosing function traced at the same level.
+        """
+        if name in (function.vararg, function.kwarg):
             return None
-        name = head.value
-        frame = self.context.frame
-        assert frame is not None
-        info = frame.info
-        if name in (info.vararg, info.kwarg):
-            return None  # `*args` / `**kwargs` are fresh objects on every call
-        if name in info.params:
-            if info.is_method and name == info.positional[0]:
-                return f"`{name}`"
-            return f"argument `{name}`"
-        if name in info.local_names:
-            return None  # created in this function
-        if frame.values.is_local(name) and not self._declared_global(name):
-            owner_frame = frame.parent
-            while owner_frame is not None and name not in owner_frame.info.local_names:
-                owner_frame = owner_frame.parent
-            if owner_frame is not None and owner_frame.traced and not info.own_trace:
-                return None  # same trace level: the object lives inside this trace
-            return f"closed-over `{name}`"
+        if name in function.params:
+            return "self" if function.is_method and name == function.positional[0] else "argument"
+        if name in function.local_names:
+            return None
+        owner = function.defining_function(name) if name not in function.declared_outer else None
+        if name in function.declared_outer and function.parent is not None:
+            owner = function.parent.defining_function(name)
+        if owner is not None:
+            if owner.trace is not None and not function.own_trace:
+                return None  # the object lives inside the same trace
+            return "closure"
         if name in self.context.index.imports.aliases:
             return None
-        return f"global `{name}`"
+        return "global"
 
 
-def _enclosing(function):
-    parent = function.parent
-    while parent is not None:
-        yield parent
-        parent = parent.parent
+def _head(target: cst.BaseExpression) -> str | None:
+    while isinstance(target, (cst.Attribute, cst.Subscript)):
+        target = target.value
+    return target.value if isinstance(target, cst.Name) else None
+
+
+def _describe(owner: str, name: str | None) -> str:
+    return {
+        "self": f"`{name}`",
+        "argument": f"argument `{name}`",
+        "closure": f"closed-over `{name}`",
+        "global": f"global `{name}`",
+    }[owner]
