@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import functools
 import platform
 import statistics
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -26,34 +28,43 @@ QUICK_MAX_ORIGINAL = 100
 TIE_RATIO = 1.1
 
 
+SEED = Path(__file__).resolve().parent.parent / "fixtures" / "seed" / "cumulative_sum.py"
+
+
+def _seed_function(source: str, name: str) -> Callable[[jax.Array], jax.Array]:
+    """`name` from a fresh execution of a module's source (a new object defeats jit caches)."""
+    namespace: dict[str, object] = {"__name__": "fix_impact_seed"}
+    exec(compile(source, str(SEED), "exec"), namespace)
+    return namespace[name]  # type: ignore[return-value]
+
+
 def make_original() -> Callable[[jax.Array], jax.Array]:
-    """Return a fresh copy of the seed article's loop cumsum (a new object defeats jit caches)."""
-
-    def cumulative_sum(x: jax.Array) -> jax.Array:
-        acc = 0.0
-        y = []
-        for i in range(x.shape[0]):
-            acc += x[i]
-            y.append(acc)
-        return jnp.array(y)
-
-    return cumulative_sum
+    """The seed article's loop cumsum, from fixtures/seed/cumulative_sum.py."""
+    return _seed_function(SEED.read_text(encoding="utf-8"), "cumulative_sum")
 
 
 def make_rewrite() -> Callable[[jax.Array], jax.Array]:
-    """Return a fresh copy of the JAX101 rewrite, carry typed as the loop's own promotion."""
+    """The lax.scan rewrite exactly as `jaxlint check --fix` writes it for the seed."""
+    return _seed_function(_rewritten_seed(), "cumulative_sum")
 
-    def cumulative_sum(x: jax.Array) -> jax.Array:
-        acc = 0.0
 
-        def _scan_body(acc, x_i):
-            acc += x_i
-            return acc, acc
+@functools.cache
+def _rewritten_seed() -> str:
+    sys.path.insert(0, str(SEED.parent.parent.parent))
+    from jaxlint.config import Config
+    from jaxlint.engine import lint_source
 
-        acc, y = jax.lax.scan(_scan_body, jnp.asarray(acc, dtype=jnp.result_type(acc, x.dtype)), x)
-        return y
-
-    return cumulative_sum
+    # verification is what this benchmark measures, so the rewrite is taken unverified
+    result = lint_source(
+        SEED.read_text(encoding="utf-8"),
+        str(SEED),
+        Config(select=("JAX101",)),
+        fix=True,
+        unsafe_fixes=True,
+        verify=False,
+    )
+    assert result.fixed_source is not None, "jaxlint did not rewrite the seed's loops"
+    return result.fixed_source
 
 
 def make_rewrite_data_dtype() -> Callable[[jax.Array], jax.Array]:

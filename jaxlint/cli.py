@@ -152,7 +152,12 @@ def lint_path(path: Path, config: Config, options: LintOptions = LintOptions()) 
 
 
 def _lint_chunk(paths: Sequence[Path], config: Config, options: LintOptions) -> list[FileOutcome]:
-    return [lint_path(path, config, options) for path in paths]
+    if not options.fix:
+        return [lint_path(path, config, options) for path in paths]
+    from jaxlint.verify import shared_session
+
+    with shared_session():  # one verification child (one JAX import) for all these files
+        return [lint_path(path, config, options) for path in paths]
 
 
 def lint_paths(
@@ -250,7 +255,7 @@ def unified_diff(outcome: FileOutcome) -> str:
     """The `--diff` text for one file (`--- a/path` / `+++ b/path`), empty when unchanged."""
     if not outcome.changed or outcome.source is None or outcome.fixed_source is None:
         return ""
-    name = outcome.path.replace(os.sep, "/")
+    name = outcome.path.replace(os.sep, "/").lstrip("/")
     lines = difflib.unified_diff(
         outcome.source.splitlines(keepends=True),
         outcome.fixed_source.splitlines(keepends=True),

@@ -72,7 +72,7 @@ def read_notebook(text: str) -> dict[str, Any]:
         ) from None
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
         nbformat = notebook.get("nbformat") if isinstance(notebook, dict) else None
-        if nbformat is not None and nbformat < 4:
+        if isinstance(nbformat, int) and nbformat < 4:
             raise NotebookError(f"nbformat {nbformat} notebooks are not supported (need 4)")
         raise NotebookError("not a Jupyter notebook: no `cells` list")
     return notebook
@@ -414,6 +414,8 @@ def lint_notebook(
     verify: bool = True,
 ) -> LintResult:
     """Lint a notebook's code cells; with `fix`, `fixed_source` is the new notebook JSON."""
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    text = text[len(bom) :]
     try:
         notebook = read_notebook(text)
     except NotebookError as error:
@@ -429,28 +431,29 @@ def lint_notebook(
     )
     if result.fixed_source is None:
         diagnostics = errors + _map_all(result.diagnostics, virtual.origins)
-        return LintResult(sorted(diagnostics, key=_cell_order), findings=result.findings)
+        return LintResult(sorted(diagnostics, key=_cell_order))
 
-    new_texts = _split_fixed(result.fixed_source, cells)
-    if new_texts is None:
+    groups = split_virtual_module(result.fixed_source, cells)
+    new_texts = _restore_cells(groups, cells) if groups is not None else None
+    if groups is None or new_texts is None:
         return _refuse(virtual, path, config, errors, unsafe_fixes)
     applied = [d for d in result.diagnostics if d.fix is not None and d.fix.applied]
     remaining = [d for d in result.diagnostics if d.fix is None or not d.fix.applied]
-    final_origins = _origins_of_split(cells, [split_lines(t) for t in new_texts])
-    diagnostics = errors + _map_all(applied, virtual.origins) + _map_all(remaining, final_origins)
+    diagnostics = (
+        errors
+        + _map_all(_original_spans(applied, virtual, path, config), virtual.origins)
+        + _map_all(remaining, _origins_of_split(cells, groups))
+    )
     changed = False
     for cell, new_text in zip(cells, new_texts, strict=True):
         if new_text != cell.text:
             _set_source(notebook["cells"][cell.index - 1], new_text)
             changed = True
-    fixed = dump_notebook(notebook, text) if changed else None
+    fixed = bom + dump_notebook(notebook, text) if changed else None
     return LintResult(sorted(diagnostics, key=_cell_order), fixed_source=fixed)
 
 
-def _split_fixed(source: str, cells: Sequence[_CodeCell]) -> list[str] | None:
-    groups = split_virtual_module(source, cells)
-    if groups is None:
-        return None
+def _restore_cells(groups: Sequence[Sequence[str]], cells: Sequence[_CodeCell]) -> list[str] | None:
     texts = []
     for cell, lines in zip(cells, groups, strict=True):
         restored = _restore_ipython(lines, cell)
@@ -458,6 +461,29 @@ def _split_fixed(source: str, cells: Sequence[_CodeCell]) -> list[str] | None:
             return None
         texts.append(restored)
     return texts
+
+
+def _original_spans(
+    applied: Sequence[Diagnostic], virtual: _VirtualModule, path: str, config: Config
+) -> list[Diagnostic]:
+    """Applied fixes' diagnostics placed where they were in the notebook as read.
+
+    A fix applied in a later round is reported on the text of that round, which earlier
+    rounds may have shifted (an added import): find the same diagnostic in the original.
+    """
+    if not applied:
+        return []
+    checked = lint_source(virtual.source, path, config)
+    spans: dict[tuple[str, str], list[Span]] = {}
+    for diagnostic in checked.diagnostics:
+        spans.setdefault((diagnostic.code, diagnostic.message), []).append(diagnostic.span)
+    out = []
+    for diagnostic in applied:
+        candidates = spans.get((diagnostic.code, diagnostic.message))
+        if candidates:
+            diagnostic = replace(diagnostic, span=candidates.pop(0))
+        out.append(diagnostic)
+    return out
 
 
 def _refuse(

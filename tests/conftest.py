@@ -17,7 +17,9 @@ FIXTURES = ROOT / "fixtures"
 EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>JAX\d{3}(?:\s*,\s*JAX\d{3})*)")
 
 
-def lint(source: str, select: tuple[str, ...] | None = ("JAX",), path: str = "snippet.py", **config) -> list[Diagnostic]:
+def lint(
+    source: str, select: tuple[str, ...] | None = ("JAX",), path: str = "snippet.py", **config
+) -> list[Diagnostic]:
     """Lint a (dedented) snippet with every rule selected unless told otherwise."""
     return lint_source(textwrap.dedent(source), path, Config(select=select, **config)).diagnostics
 

@@ -71,7 +71,10 @@ def test_noqa_on_line_def_and_decorator(comments, expected):
 
 
 def test_columns_count_characters_not_bytes():
-    source = 'import jax\n\n\ng = jax.jit(lambda x: x + 1)  # ok\nπ = "ünïcode"; h = jax.jit(lambda y: y * 2)\n'
+    source = (
+        "import jax\n\n\ng = jax.jit(lambda x: x + 1)  # ok\n"
+        'π = "ünïcode"; h = jax.jit(lambda y: y * 2)\n'
+    )
     diagnostics = lint(source, select=("JAX303",))
     assert [(d.line, d.column, d.end_column) for d in diagnostics] == [(4, 5, 29), (5, 20, 44)]
 

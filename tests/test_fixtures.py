@@ -31,12 +31,14 @@ def test_default_selection_leaves_out_opt_in_rules(path):
 
 
 def test_seed_findings_are_the_issue_list():
-    """The seed's hazards, exactly: two unrolled loops, the print in selu, jit on ScaleClass.apply."""
+    """The seed hazards: two unrolled loops, the print in selu, jit on ScaleClass.apply."""
     found = set()
     for path in sorted((FIXTURES / "seed").glob("*.py")):
         source = path.read_text(encoding="utf-8")
         for diagnostic in lint_source(source, str(path), Config()).diagnostics:
-            found.add((path.name, diagnostic.code, source.splitlines()[diagnostic.line - 1].strip()))
+            found.add(
+                (path.name, diagnostic.code, source.splitlines()[diagnostic.line - 1].strip())
+            )
     assert found == {
         ("cumulative_sum.py", "JAX101", "for i in range(x.shape[0]):  # expect: JAX101"),
         ("cumulative_sum.py", "JAX101", "for i in range(len(j)):  # expect: JAX101"),
@@ -46,7 +48,7 @@ def test_seed_findings_are_the_issue_list():
 
 
 def test_every_rule_has_positive_and_negative_fixtures():
-    """fixtures/rules/<code>_*.py: at least 5 expected findings of the rule, and 5 clean functions."""
+    """fixtures/rules/<code>_*.py: at least 5 findings of the rule and 5 clean functions."""
     from jaxlint.registry import all_rules
 
     for code in all_rules():

@@ -44,14 +44,15 @@ def helper_edit(method: cst.FunctionDef, root: JitRoot, context: UnitContext) ->
     params = method.params
     original = [p.name.value for p in (*params.posonly_params, *params.params)][1:]
     used_names = uses.names | set(original) | {p.name.value for p in params.kwonly_params}
-    attribute_params = {
-        a: (a if a not in used_names else f"{receiver}_{a}") for a in uses.attributes
-    }
-    static_attributes = [
-        attribute_params[a]
+    static = [
+        a
         for a in uses.attributes
         if a in uses.static or _static_in_init(info.class_info.node, a, receiver)
     ]
+    # helper parameters: traced attributes, then static ones, then the method's own
+    ordered = [a for a in uses.attributes if a not in static] + static
+    attribute_params = {a: (a if a not in used_names else f"{receiver}_{a}") for a in ordered}
+    static_attributes = [attribute_params[a] for a in static]
     static_names = list(dict.fromkeys(static_attributes + _static_method_params(root, original)))
 
     helper = _helper_def(
@@ -293,6 +294,8 @@ def _helper_def(method, helper_name, attribute_params, receiver, static_names, r
 
     renamer = _RenameSelfAttributes(receiver, attribute_params)
     body = method.body.visit(renamer)
+    if isinstance(body, cst.IndentedBlock) and body.body and is_docstring(body.body[0]):
+        body = body.with_changes(body=body.body[1:])  # the docstring stays on the method
     params = method.params
     positional = list(params.params)[1:] if params.params else []
     posonly = list(params.posonly_params)[1:]
@@ -310,7 +313,7 @@ def _helper_def(method, helper_name, attribute_params, receiver, static_names, r
         decorators=[new_decorator],
         returns=method.returns,
         asynchronous=method.asynchronous,
-        leading_lines=[cst.EmptyLine(), cst.EmptyLine()],
+        leading_lines=[cst.EmptyLine(indent=False), cst.EmptyLine(indent=False)],
     )
     return helper, imports
 

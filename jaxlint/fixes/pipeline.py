@@ -8,7 +8,9 @@ reverted. The loop stops when a round applies nothing, or after MAX_ROUNDS.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+import difflib
+import sys
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
@@ -70,9 +72,10 @@ def fix_source(
             for finding, _ in to_apply:
                 attempts[_key(finding)] = _Attempt(False, "result did not parse", None, current)
             continue
+        to_original = _line_map(current, source)
         for finding, _ in to_apply:
             attempt = attempts[_key(finding)]
-            applied_records.append(_record(finding, path, attempt))
+            applied_records.append(_record(finding, path, attempt, to_original))
         current = candidate
 
     final, _ = analyze_module(current, path, config, rules)
@@ -136,12 +139,20 @@ def _choose(
     candidates.sort(key=lambda f: (_PRIORITY.get(f.rule.code[:4], 5), f.span.line))
     chosen: list[tuple[Finding, Edit]] = []
     taken: list[tuple[int, int]] = []
+    verified_targets: set[str] = set()
     for finding in candidates:
+        edit = finding.fix
+        assert isinstance(edit, Edit)
         region = finding.fix_region or (finding.span.line, finding.span.end_line)
         if any(region[0] <= end and start <= region[1] for start, end in taken):
             continue
+        if finding.rule.fix_kind == "verified" and edit.verify_target is not None:
+            # each edit is verified alone: two in one function wait for separate rounds
+            if edit.verify_target in verified_targets:
+                continue
+            verified_targets.add(edit.verify_target)
         taken.append(region)
-        chosen.append((finding, finding.fix))  # type: ignore[arg-type]
+        chosen.append((finding, edit))
     return chosen
 
 
@@ -191,6 +202,13 @@ def _decide(
                     require_fewer_eqns=edit.require_fewer_eqns,
                 )
             )
+    if sys.stderr.isatty():  # verification takes seconds: say what is happening
+        count = len(to_verify)
+        print(
+            f"jaxlint: verifying {count} rewrite{'s' if count != 1 else ''} of {path} with JAX…",
+            file=sys.stderr,
+            flush=True,
+        )
     results = {r.request_id: r for r in run_verification(requests)}
     for number, (finding, edits) in enumerate(to_verify):
         tried = [results[f"{number}.{a}"] for a in range(len(edits))]
@@ -205,15 +223,35 @@ def _decide(
     return decided
 
 
-def _record(finding: Finding, path: str, attempt: _Attempt) -> Diagnostic:
+def _line_map(current: str, original: str) -> dict[int, int]:
+    """Line numbers of `current` → `original`, for lines earlier rounds left untouched."""
+    if current == original:
+        return {}
+    matcher = difflib.SequenceMatcher(
+        a=current.splitlines(), b=original.splitlines(), autojunk=False
+    )
+    mapping = {}
+    for block in matcher.get_matching_blocks():
+        for offset in range(block.size):
+            mapping[block.a + offset + 1] = block.b + offset + 1
+    return mapping
+
+
+def _record(
+    finding: Finding, path: str, attempt: _Attempt, to_original: dict[int, int]
+) -> Diagnostic:
+    """An applied fix, reported where its finding was in the file as the user gave it."""
     edit = finding.fix
     assert isinstance(edit, Edit)
+    span = finding.span
+    if to_original and span.line in to_original and span.end_line in to_original:
+        span = replace(span, line=to_original[span.line], end_line=to_original[span.end_line])
     return Diagnostic(
         code=finding.rule.code,
         severity=finding.rule.severity,
         message=finding.message,
         path=path,
-        span=finding.span,
+        span=span,
         fix=Fix(
             kind=finding.rule.fix_kind or "safe",
             description=edit.description,

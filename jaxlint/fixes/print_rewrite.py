@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 import libcst as cst
 
 from jaxlint.fixes.edits import Edit, ImportSpec, Refusal
 
 
-def debug_print_edit(call: cst.Call, verify_target: str | None) -> Edit | Refusal:
-    """The edit turning a builtin print call into jax.debug.print, or why it cannot."""
+def debug_print_edit(
+    call: cst.Call, verify_target: str | None, is_traced: Callable[[cst.BaseExpression], bool]
+) -> Edit | Refusal:
+    """The edit turning a builtin print call into jax.debug.print, or why it cannot.
+
+    Traced values become format fields; static values (`x.shape`, a Python int) are turned into
+    strings at trace time (`str(x.shape)`), as jax.debug.print would otherwise print them as
+    arrays.
+    """
     separator = " "
     positional: list[cst.Arg] = []
     for argument in call.args:
@@ -39,10 +47,13 @@ def debug_print_edit(call: cst.Call, verify_target: str | None) -> Edit | Refusa
         if literal is not None:
             template.append(_escape(literal))
         elif isinstance(value, cst.FormattedString):
-            pieces = _fstring_template(value, call_args, keywords)
+            pieces = _fstring_template(value, call_args, keywords, is_traced)
             if isinstance(pieces, Refusal):
                 return pieces
             template.append(pieces)
+        elif not is_traced(value):
+            template.append("{}")
+            call_args.append(cst.Arg(value=_static_text(value, "", "")))
         elif isinstance(value, cst.Name):
             template.append(f"{{{value.value}}}")
             keywords.setdefault(value.value, _keyword(value.value))
@@ -69,7 +80,10 @@ def debug_print_edit(call: cst.Call, verify_target: str | None) -> Edit | Refusa
 
 
 def _fstring_template(
-    value: cst.FormattedString, call_args: list[cst.Arg], keywords: dict[str, cst.Arg]
+    value: cst.FormattedString,
+    call_args: list[cst.Arg],
+    keywords: dict[str, cst.Arg],
+    is_traced: Callable[[cst.BaseExpression], bool],
 ) -> str | Refusal:
     prefix = value.prefix.lower().replace("f", "")
     if "b" in prefix:
@@ -90,13 +104,35 @@ def _fstring_template(
         if part.equal is not None:
             return Refusal("self-documenting f-string fields (`{x=}`)")
         expression = part.expression
-        if isinstance(expression, cst.Name):
+        if not is_traced(expression):
+            out.append("{}")
+            call_args.append(cst.Arg(value=_static_text(expression, part.conversion or "", spec)))
+        elif isinstance(expression, cst.Name):
             out.append(f"{{{expression.value}{conversion}{spec}}}")
             keywords.setdefault(expression.value, _keyword(expression.value))
         else:
             out.append(f"{{{conversion}{spec}}}")
             call_args.append(cst.Arg(value=expression))
     return "".join(out)
+
+
+def _static_text(expression: cst.BaseExpression, conversion: str, spec: str) -> cst.Call:
+    """`str(e)`, `repr(e)` or `format(e, "spec")`: a static value's text, made at trace time."""
+    if conversion in ("r", "a"):
+        expression = cst.Call(
+            cst.Name("repr" if conversion == "r" else "ascii"), [cst.Arg(expression)]
+        )
+    if spec:
+        return cst.Call(
+            cst.Name("format"), [cst.Arg(expression), cst.Arg(cst.SimpleString(_quote(spec[1:])))]
+        )
+    if (
+        isinstance(expression, cst.Call)
+        and isinstance(expression.func, cst.Name)
+        and expression.func.value in ("repr", "ascii")
+    ):
+        return expression
+    return cst.Call(cst.Name("str"), [cst.Arg(expression)])
 
 
 def _keyword(name: str) -> cst.Arg:

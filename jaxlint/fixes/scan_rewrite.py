@@ -114,6 +114,7 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
 
     taken = flow.all_names
     body_name = fresh_name("_scan_body", taken)
+    spelling = _Spelling.of(context)
     append_positions = {
         position: name
         for name, (statement, _) in appends.items()
@@ -126,7 +127,16 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
         if init_style != "plain" and not carries:
             break
         generated = _generate(
-            body_name, carries, append_positions, new_body, shape, init_style, taken, loop
+            body_name,
+            carries,
+            append_positions,
+            new_body,
+            shape,
+            init_style,
+            taken,
+            loop,
+            spelling,
+            first_in_block=block.body[0] is loop,
         )
         replacements: dict[cst.CSTNode, Replacement] = {loop: cst.FlattenSentinel(generated)}
         for initializer in initializers.values():
@@ -139,7 +149,7 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
                 description=f"Python loop → jax.lax.scan ({len(carries)} carr"
                 f"{'y' if len(carries) == 1 else 'ies'}, {len(appends)} stacked output"
                 f"{'' if len(appends) == 1 else 's'})",
-                imports=(ImportSpec("jax"),),
+                imports=(ImportSpec("jax"),) if _mentions_jax(generated) else (),
                 verify_target=context.verify_target(),
                 require_fewer_eqns=True,
             )
@@ -335,7 +345,8 @@ class _Flow(cst.CSTVisitor):
         self.loop = loop
         self.state = "before"
         self.bound_before: set[str] = set()
-        self.loaded_after: set[str] = set()
+        self.loaded_after: set[str] = set()  # names whose first use after the loop is a read
+        self._seen_after: set[str] = set()
         self.all_names: set[str] = set()
         self.body_loads: list[cst.Name] = []
 
@@ -356,6 +367,30 @@ class _Flow(cst.CSTVisitor):
             self.state = "inside"
         elif self.state == "before":
             self.bound_before |= _target_names(node.target)
+        elif self.state == "after":
+            self._after_reads(node.iter)
+            self._after_stores(_target_names(node.target))
+
+    def _after_reads(self, node: cst.CSTNode) -> None:
+        for name in names_in(node):
+            if name not in self._seen_after:
+                self._seen_after.add(name)
+                self.loaded_after.add(name)
+
+    def _after_stores(self, names: set[str]) -> None:
+        self._seen_after |= names  # rebound before any read: the old value is dead
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if self.state == "after":
+            self._after_reads(node.value)
+            for target in node.targets:
+                self._after_stores(_target_names(target.target))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if self.state == "after":
+            params = node.params
+            every = (*params.posonly_params, *params.params, *params.kwonly_params)
+            self._after_stores({p.name.value for p in every})
 
     def leave_For(self, original_node: cst.For) -> None:
         if original_node is self.loop:
@@ -364,7 +399,9 @@ class _Flow(cst.CSTVisitor):
     def visit_Name(self, node: cst.Name) -> None:
         self.all_names.add(node.value)
         if self.state == "after":
-            self.loaded_after.add(node.value)
+            if node.value not in self._seen_after:
+                self._seen_after.add(node.value)
+                self.loaded_after.add(node.value)
         elif self.state == "inside":
             self.body_loads.append(node)
 
@@ -633,6 +670,21 @@ def _statement(text: str) -> cst.BaseStatement:
     return cst.parse_statement(text)
 
 
+@dataclass(frozen=True)
+class _Spelling:
+    """How the module spells JAX: its own `jnp` / `lax` aliases when it has them."""
+
+    numpy: str = "jax.numpy"
+    scan: str = "jax.lax.scan"
+
+    @classmethod
+    def of(cls, context: UnitContext) -> _Spelling:
+        aliases = context.index.imports.aliases
+        numpy = next((n for n, q in aliases.items() if q == "jax.numpy"), "jax.numpy")
+        lax = next((n for n, q in aliases.items() if q == "jax.lax"), None)
+        return cls(numpy=numpy, scan=f"{lax}.scan" if lax else "jax.lax.scan")
+
+
 def _generate(
     body_name: str,
     carries: list[str],
@@ -642,6 +694,8 @@ def _generate(
     init_style: str,
     taken: set[str],
     loop: cst.For,
+    spelling: _Spelling,
+    first_in_block: bool,
 ) -> list[cst.BaseStatement]:
     taken = set(taken)
     prologue: list[cst.BaseStatement] = []
@@ -651,7 +705,6 @@ def _generate(
         carry_param = fresh_name("carry", taken)
         if carries:
             prologue.append(_statement(f"{', '.join(carries)} = {carry_param}"))
-    # the element parameter
     if shape.index is not None:
         names = [shape.element_names[a] for a in shape.arrays]
         if len(names) == 1:
@@ -669,7 +722,8 @@ def _generate(
             target_code = cst.Module(body=[]).code_for_node(target)
             prologue.append(_statement(f"{target_code} = {element_param}"))
 
-    # appends → ys expressions (a temporary when the append is not the last statement)
+    # each append becomes a `ys` output; its value is copied to a temporary only when a later
+    # statement of the body rebinds a name it reads
     ys: list[str] = []
     body: list[cst.BaseStatement] = list(prologue)
     for position, statement in enumerate(statements):
@@ -679,7 +733,8 @@ def _generate(
             continue
         value = statement.body[0].value.args[0].value  # type: ignore[attr-defined]
         value_code = cst.Module(body=[]).code_for_node(value)
-        if position == len(statements) - 1:
+        rebound_later = set().union(*(_stores(s) for s in statements[position + 1 :]))
+        if not (names_in(value) & rebound_later):
             ys.append(value_code)
         else:
             temporary = fresh_name(f"{name}_item", taken)
@@ -693,25 +748,36 @@ def _generate(
     ys_out = _tuple_code(ys) if ys else "None"
     body.append(_statement(f"return {carry_out}, {ys_out}"))
 
+    leading = list(loop.leading_lines)
+    if not first_in_block and not (leading and not leading[0].comment):
+        leading.insert(0, cst.EmptyLine(indent=False))
     definition = cst.FunctionDef(
         name=cst.Name(body_name),
         params=cst.Parameters(
             params=[cst.Param(cst.Name(carry_param)), cst.Param(cst.Name(element_param))]
         ),
         body=cst.IndentedBlock(body=body),
-        leading_lines=loop.leading_lines,
+        leading_lines=leading,
     )
-    init = _init_code(carries, init_style, shape)
-    xs = _xs_code(shape)
-    carry_target = (
-        _tuple_code(carries, parenthesize=len(carries) > 1 and bool(append_positions))
-        if carries
-        else "_"
-    )
+    casts = [
+        _statement(f"{name} = {_init_code(name, init_style, shape, spelling)}")
+        for name in carries
+        if init_style != "plain"
+    ]
+    init = _tuple_code(carries) if carries else "None"
+    xs = _xs_code(shape, spelling)
+    carry_target = _tuple_code(carries, parenthesize=len(carries) > 1) if carries else "_"
     lists = list(append_positions.values())
     ys_target = _tuple_code(lists, parenthesize=len(lists) > 1) if lists else "_"
-    call = _statement(f"{carry_target}, {ys_target} = jax.lax.scan({body_name}, {init}, {xs})")
-    return [definition, call]
+    call = _statement(f"{carry_target}, {ys_target} = {spelling.scan}({body_name}, {init}, {xs})")
+    after_def = [*casts, call]
+    after_def[0] = after_def[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+    return [definition, *after_def]
+
+
+def _mentions_jax(statements: list[cst.BaseStatement]) -> bool:
+    """Does generated code refer to the `jax` module itself (so `import jax` is needed)?"""
+    return "jax" in names_in(cst.Module(body=statements))
 
 
 def _tuple_code(items: list[str], parenthesize: bool = True) -> str:
@@ -721,24 +787,20 @@ def _tuple_code(items: list[str], parenthesize: bool = True) -> str:
     return f"({joined})" if parenthesize else joined
 
 
-def _init_code(carries: list[str], style: str, shape: _Loop) -> str:
-    if not carries:
-        return "None"
+def _init_code(name: str, style: str, shape: _Loop, spelling: _Spelling) -> str:
+    """The carry's start cast to the dtype (and row shape) the scan body produces."""
     array = shape.length_array
-    parts = []
-    for name in carries:
-        if style == "plain":
-            parts.append(name)
-        elif style == "result_type":
-            parts.append(f"jax.numpy.asarray({name}, jax.numpy.result_type({name}, {array}.dtype))")
-        else:
-            dtype = f"jax.numpy.result_type({name}, {array}.dtype)"
-            parts.append(f"jax.numpy.zeros({array}.shape[1:], {dtype}) + {name}")
-    return _tuple_code(parts)
+    dtype = f"{spelling.numpy}.result_type({name}, {array}.dtype)"
+    if style == "result_type":
+        return f"{spelling.numpy}.asarray({name}, {dtype})"
+    return f"{spelling.numpy}.zeros({array}.shape[1:], {dtype}) + {name}"
 
 
-def _xs_code(shape: _Loop) -> str:
+def _xs_code(shape: _Loop, spelling: _Spelling) -> str:
     if shape.enumerate_array is not None:
         array = shape.enumerate_array
-        return f"(jax.numpy.arange({array}.shape[0]), {array})"
-    return _tuple_code(shape.arrays)
+        return f"({spelling.numpy}.arange({array}.shape[0]), {array})"
+    # the loop runs len(first) times and only reads the others' first rows: scan needs equal
+    # lengths, so the other arrays are cut to the loop's length
+    first, *others = shape.arrays
+    return _tuple_code([first, *(f"{other}[: {first}.shape[0]]" for other in others)])

@@ -46,7 +46,8 @@ class PrintInTraced(Rule):
                 f"print in traced {where} runs once per trace, not once per call; "
                 "use jax.debug.print to print on every call"
             )
-        self.report(node, message, fix=debug_print_edit(node, context.verify_target()))
+        edit = debug_print_edit(node, context.verify_target(), context.holds_traced)
+        self.report(node, message, fix=edit)
 
     def prints_metadata(self, expression: cst.BaseExpression) -> bool:
         """`x.shape`, `x.dtype`… of a traced value, alone or inside an f-string."""

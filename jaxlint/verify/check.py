@@ -36,6 +36,7 @@ from jaxlint.verify.namespace import (
 from jaxlint.verify.protocol import VerifyRequest, VerifyResult
 
 MIN_INPUT_SETS = 3
+SECOND_PLAN_ATTEMPTS = 12  # budget for finding a second signature the original accepts
 MAX_INPUT_SETS = 5  # set indices tried to find MIN_INPUT_SETS the original accepts
 MAX_CALL_BINDINGS = 64
 MAX_INIT_BINDINGS = 16
@@ -157,6 +158,17 @@ def _check(request: VerifyRequest, old_name: str, new_name: str) -> VerifyResult
     plan = find_inputs(original)
     measured = _measure(original, rewritten, plan)
     outcome = _compare_on_sets(original, rewritten, plan)
+    if not outcome.failure:
+        try:
+            second = find_inputs(original, other_than=plan, max_attempts=SECOND_PLAN_ATTEMPTS)
+        except _Unverifiable:
+            second = None  # the original accepts one signature only
+        if second is not None:
+            more = _compare_on_sets(original, rewritten, second)
+            worst = max((w for w in (outcome.worst, more.worst) if w is not None), default=None)
+            outcome = _Outcome(
+                outcome.tried + more.tried, outcome.passed + more.passed, worst, more.failure
+            )
     status, reason = "verified", ""
     try:
         if outcome.failure:
@@ -212,8 +224,15 @@ def _call(target: Target, init: Binding | None, call: Binding, set_index: int) -
     return _bind(target, init, set_index)(*args, **kwargs)
 
 
-def find_inputs(original: Target) -> InputPlan:
-    """Search argument kinds until the original runs on MIN_INPUT_SETS input sets."""
+def find_inputs(
+    original: Target, *, other_than: InputPlan | None = None, max_attempts: int | None = None
+) -> InputPlan:
+    """Search argument kinds until the original runs on MIN_INPUT_SETS input sets.
+
+    With `other_than`, look for a second signature (other shapes or kinds) the original accepts:
+    a rewrite must hold for more than one input shape (a row loop over a 1-D and a 2-D array).
+    """
+    limit = max_attempts if max_attempts is not None else MAX_ATTEMPTS
     dims = DimTable()
     try:
         call_params = parameters(_signature(original), dims, CALL_LADDER)
@@ -236,8 +255,12 @@ def find_inputs(original: Target) -> InputPlan:
                 last_error = f"{constructor}: {describe_exception(exc)}"
                 continue
         for call in candidate_bindings(call_params, _CALL_SALT, MAX_CALL_BINDINGS):
-            if attempts >= MAX_ATTEMPTS:
+            if attempts >= limit:
                 break
+            if other_than is not None and (
+                call.describe() == other_than.call.describe() or not call.array_shapes_agree()
+            ):
+                continue  # a second signature: other shapes, but consistent between arrays
             accepted: list[tuple[int, Any]] = []
             for set_index in range(MAX_INPUT_SETS):
                 attempts += 1

@@ -143,6 +143,11 @@ class Binding:
                 args.append(value)
         return tuple(args), kwargs
 
+    def array_shapes_agree(self) -> bool:
+        """All array arguments share one shape, as functions of several arrays usually expect."""
+        arrays = {k.describe() for k in self.kinds if k is not None and "[" in k.describe()}
+        return len(arrays) <= 1
+
     def describe(self) -> str:
         """`x: float32[7], n: int` for messages."""
         pairs = zip(self.params, self.kinds, strict=True)

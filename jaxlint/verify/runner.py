@@ -12,7 +12,8 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -49,36 +50,81 @@ def jax_available(python: str | None = None) -> bool:
 def verify(
     requests: Sequence[VerifyRequest], *, time_limit_s: float = 60.0, python: str | None = None
 ) -> list[VerifyResult]:
-    """Verify each request with real JAX in a child process; results in request order."""
-    if not requests:
-        return []
-    executable = python or sys.executable
-    if not jax_available(executable):
-        return [plain_result(r, "jax-missing", JAX_MISSING_REASON) for r in requests]
-    results: list[VerifyResult] = []
-    child: _Child | None = None
-    try:
+    """Verify each request with real JAX in a child process; results in request order.
+
+    Inside `shared_session()` the session's child (JAX already imported) is reused.
+    """
+    if _ACTIVE is not None and python is None:
+        return _ACTIVE.verify(requests, time_limit_s=time_limit_s)
+    with VerificationSession(python) as session:
+        return session.verify(requests, time_limit_s=time_limit_s)
+
+
+class VerificationSession:
+    """One verification child kept alive across calls, so JAX is imported once per run."""
+
+    def __init__(self, python: str | None = None) -> None:
+        self.executable = python or sys.executable
+        self._child: _Child | None = None
+        self._available: bool | None = None
+
+    def __enter__(self) -> VerificationSession:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def verify(
+        self, requests: Sequence[VerifyRequest], *, time_limit_s: float = 60.0
+    ) -> list[VerifyResult]:
+        """Verify requests in order, restarting the child after a timeout or crash."""
+        if not requests:
+            return []
+        if self._available is None:
+            self._available = jax_available(self.executable)
+        if not self._available:
+            return [plain_result(r, "jax-missing", JAX_MISSING_REASON) for r in requests]
+        results: list[VerifyResult] = []
         for index, request in enumerate(requests):
-            if child is None:
+            if self._child is None:
                 try:
-                    child = _Child(executable)
+                    self._child = _Child(self.executable)
                 except OSError as exc:
                     reason = f"cannot start the verification child: {exc}"
                     results += [plain_result(r, "unverifiable", reason) for r in requests[index:]]
                     break
-                problem = child.wait_ready()
+                problem = self._child.wait_ready()
                 if problem is not None:
+                    self.close()
                     results += [plain_result(r, *problem) for r in requests[index:]]
                     break
-            result, healthy = child.run(request, time_limit_s)
+            result, healthy = self._child.run(request, time_limit_s)
             results.append(result)
             if not healthy:
-                child.close()
-                child = None
-    finally:
-        if child is not None:
-            child.close()
-    return results
+                self.close()
+        return results
+
+    def close(self) -> None:
+        """Stop the child, if one is running."""
+        if self._child is not None:
+            self._child.close()
+            self._child = None
+
+
+_ACTIVE: VerificationSession | None = None
+
+
+@contextmanager
+def shared_session(python: str | None = None) -> Iterator[VerificationSession]:
+    """Within this block, every `verify()` call shares one child process."""
+    global _ACTIVE
+    previous = _ACTIVE
+    with VerificationSession(python) as session:
+        _ACTIVE = session
+        try:
+            yield session
+        finally:
+            _ACTIVE = previous
 
 
 class _Child:

@@ -1,0 +1,50 @@
+"""`jaxlint verify PATHS`: build every verified-kind fix, prove it with JAX, print the report.
+
+Nothing is written: this is `--fix --diff` without the diff, for reviewing what verification
+found (inputs, max difference, jaxpr sizes, compile times) fix by fix.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from jaxlint.config import Config
+from jaxlint.engine import lint_source
+from jaxlint.output.text import verification_text
+from jaxlint.verify.runner import jax_available, shared_session
+
+
+def run_verify_command(paths: Sequence[Path], config: Config) -> int:
+    """Print one line per verified-kind fix; 0 when all verified, 1 when one was not, 2 no JAX."""
+    if not jax_available():
+        print("jaxlint verify: JAX is not installed: install jaxlint[verify]", file=sys.stderr)
+        return 2
+    verified = unproven = 0
+    with shared_session():
+        for path in paths:
+            try:
+                source = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as error:
+                print(f"{path}: cannot read: {error}", file=sys.stderr)
+                unproven += 1
+                continue
+            result = lint_source(source, str(path), config, fix=True, unsafe_fixes=False)
+            for diagnostic in result.diagnostics:
+                fix = diagnostic.fix
+                if fix is None or fix.kind != "verified":
+                    continue
+                where = f"{diagnostic.path}:{diagnostic.line}:{diagnostic.column}"
+                if fix.verification is None:
+                    print(f"{where}: {diagnostic.code} {fix.description}: {fix.note or 'no fix'}")
+                    unproven += 1
+                    continue
+                print(f"{where}: {diagnostic.code} {fix.description}")
+                print(f"    {verification_text(fix.verification)}")
+                if fix.verification.get("status") == "verified":
+                    verified += 1
+                else:
+                    unproven += 1
+    print(f"{verified} fix{'es' if verified != 1 else ''} verified, {unproven} not verified")
+    return 1 if unproven else 0

@@ -1,0 +1,286 @@
+"""Fix snapshots: `fixtures/fix/<case>.in.py` → `fixtures/fix/<case>.out.py`, with real JAX.
+
+Conventions:
+- `<case>.out.py` is byte for byte what `jaxlint check --fix` writes for `<case>.in.py`.
+- A refused case (`*_refused_*`, and prints jaxlint leaves alone) has an `.out.py` identical to
+  its `.in.py`; REFUSED names the words its diagnostic must give as the reason.
+- KNOWN_BUGS lists cases whose `.out.py` is the output jaxlint *should* write (written by hand);
+  their snapshot test is a strict xfail, so it fails loudly once the rewriter is fixed.
+- CHECKS says what to call in each rewritten case: the un-jitted original (`.in.py`) and the
+  jitted rewrite (`.out.py`) must agree, and for loops the rewrite's jaxpr must not grow with the
+  input length while the original's does.
+
+JAX starts in a child process for every verified fix, so the CLI runs once over all cases (two
+jobs) and once more over the snapshots for idempotency; the other tests only read the results.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import FIXTURES
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+np = pytest.importorskip("numpy")
+
+FIX_FIXTURES = FIXTURES / "fix"
+CASES = sorted(p.name.removesuffix(".in.py") for p in FIX_FIXTURES.glob("*.in.py"))
+SHORT, LONG = 8, 64  # input lengths for the jaxpr-size check
+
+REFUSED = {
+    "loop_refused_break": "`break`",
+    "loop_refused_conditional_append": "appended to conditionally",
+    "loop_refused_dict_write": "a write to an attribute or item",
+    "loop_refused_index_arithmetic": "index arithmetic",
+    "loop_refused_var_after": "the loop variable is read after the loop",
+    "method_refused_calls_other": "calls `self.features(...)`",
+    "print_refused_stderr": "file=",
+}
+NOT_FLAGGED = {"print_static_shape"}  # a print of static values only: left alone, no diagnostic
+KNOWN_BUGS: dict[str, str] = {}  # case → why its snapshot is not what jaxlint writes yet
+
+
+def _vector(n: int, seed: int = 0) -> Any:
+    return jnp.asarray(np.random.RandomState(seed).standard_normal(n), jnp.float32)
+
+
+def _matrix(rows: int, columns: int, seed: int = 0) -> Any:
+    values = np.random.RandomState(seed).standard_normal((rows, columns))
+    return jnp.asarray(values, jnp.float32)
+
+
+def _rows(columns: int) -> Callable[[int], tuple]:
+    """Arguments: one n × columns matrix."""
+    return lambda n: (_matrix(n, columns),)
+
+
+@dataclass(frozen=True)
+class Check:
+    """Call `target` (`function` or `Class.method`) on `args(n)`, constructing with `init()`."""
+
+    target: str
+    args: Callable[[int], tuple]
+    init: Callable[[], tuple] = tuple
+
+
+CHECKS: dict[str, list[Check]] = {
+    "loop_cumsum_seed": [Check("cumulative_sum", lambda n: (_vector(n),))],
+    "loop_len_total": [Check("mean_abs_error", lambda n: (_vector(n), _vector(n, 1)))],
+    "loop_iter_elements": [Check("sum_of_squares", lambda n: (_vector(n),))],
+    "loop_enumerate_index": [Check("discounted_return", lambda n: (_vector(n),))],
+    "loop_two_accumulators": [Check("mean_and_variance", lambda n: (_vector(n),))],
+    "loop_acc_two_lists": [Check("ema_with_residuals", lambda n: (_vector(n),))],
+    "loop_stack_rows": [Check("normalize_rows", _rows(3))],
+    "loop_rows_scalar_init": [Check("column_sums", _rows(3))],
+    "loop_rows_scalar_init_2d": [Check("column_means", _rows(3))],
+    "loop_int_init_float_data": [Check("total_energy", lambda n: (_vector(n),))],
+    "loop_two_arrays": [Check("weighted_sum", lambda n: (_vector(n), _vector(n, 1)))],
+    "loop_two_loops_reused_name": [Check("moments", lambda n: (_vector(n),))],
+    "loop_rnn": [Check("rnn", lambda n: (0.5 * _matrix(4, 4, 1), _matrix(4, 3, 2), _matrix(n, 3)))],
+    "method_static_flag": [
+        Check("Linear.predict", _rows(3), lambda: (_matrix(3, 2, 1), _vector(2), True)),
+        Check("Linear.predict", _rows(3), lambda: (_matrix(3, 2, 1), _vector(2), False)),
+    ],
+    "method_array_attribute": [Check("Scale.apply", _rows(3), lambda: (_vector(3, 1),))],
+    "method_several_attributes": [
+        Check("LayerNorm.__call__", _rows(4), lambda: (_vector(4, 1), _vector(4))),
+        Check("LayerNorm.__call__", _rows(4), lambda: (_vector(4, 1), _vector(4), 1e-3, "none")),
+    ],
+    "print_plain": [Check("sgd_step", lambda n: (_vector(n), _vector(n, 1)))],
+    "print_fstring_spec": [Check("mse", lambda n: (_vector(n), _vector(n, 1)))],
+    "print_sep": [Check("softmax", lambda n: (_vector(n),))],
+    "print_static_and_traced": [Check("normalize", lambda n: (_vector(n),))],
+}
+LOOP_CASES = [c for c in CHECKS if c.startswith("loop_")]
+
+
+def _snapshot_params() -> list:
+    marks = {c: pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[c]) for c in KNOWN_BUGS}
+    return [pytest.param(c, marks=marks.get(c, ()), id=c) for c in CASES]
+
+
+# -- running the CLI ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FixRun:
+    """Files after `jaxlint check --fix` over a folder of cases, and what it reported."""
+
+    fixed: dict[str, str]
+    diagnostics: dict[str, list[dict]]
+    output: str
+
+
+def _run_fix(folder: Path, sources: dict[str, str], output_format: str) -> FixRun:
+    """Write each case as `<case>.py` into `folder`, fix them all, read them back."""
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text("[tool.jaxlint]\n", encoding="utf-8")
+    for case, text in sources.items():
+        (folder / f"{case}.py").write_text(text, encoding="utf-8")
+    command = [sys.executable, "-m", "jaxlint", "check", "--fix", "--no-cache", "--jobs", "2"]
+    done = subprocess.run(
+        [*command, "--output-format", output_format, "."],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    diagnostics: dict[str, list[dict]] = {case: [] for case in sources}
+    if output_format == "json":
+        for diagnostic in json.loads(done.stdout):
+            diagnostics[Path(diagnostic["path"]).name.removesuffix(".py")].append(diagnostic)
+    fixed = {c: (folder / f"{c}.py").read_text(encoding="utf-8") for c in sources}
+    return FixRun(fixed, diagnostics, done.stdout)
+
+
+def _read(case: str, suffix: str) -> str:
+    return (FIX_FIXTURES / f"{case}{suffix}").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def first_fix(tmp_path_factory) -> FixRun:
+    sources = {case: _read(case, ".in.py") for case in CASES}
+    return _run_fix(tmp_path_factory.mktemp("fix") / "in", sources, "json")
+
+
+@pytest.fixture(scope="session")
+def second_fix(tmp_path_factory) -> FixRun:
+    sources = {case: _read(case, ".out.py") for case in CASES}
+    return _run_fix(tmp_path_factory.mktemp("fix") / "out", sources, "text")
+
+
+# -- snapshots ------------------------------------------------------------------------------------
+
+
+def test_every_case_is_classified():
+    """A new fixture needs calls to check, or a refusal reason, or a reason it is left alone."""
+    for case in CASES:
+        assert (FIX_FIXTURES / f"{case}.out.py").exists(), f"{case}: no .out.py"
+        kinds = [case in CHECKS, case in REFUSED, case in NOT_FLAGGED]
+        assert sum(kinds) == 1, f"{case}: in CHECKS, REFUSED or NOT_FLAGGED, exactly one"
+        unchanged = _read(case, ".in.py") == _read(case, ".out.py")
+        assert unchanged == (case not in CHECKS), f"{case}: .out.py vs .in.py"
+
+
+@pytest.mark.parametrize("case", _snapshot_params())
+def test_fix_writes_the_snapshot(case, first_fix):
+    assert first_fix.fixed[case] == _read(case, ".out.py")
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_fixing_the_snapshot_changes_nothing(case, second_fix):
+    assert second_fix.fixed[case] == _read(case, ".out.py")
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_refused_fix_keeps_the_diagnostic_and_says_why(case, first_fix, second_fix):
+    (diagnostic,) = first_fix.diagnostics[case]
+    assert diagnostic["fix"]["applied"] is False
+    assert REFUSED[case] in diagnostic["fix"]["note"]
+    text = [line for line in second_fix.output.splitlines() if line.startswith(f"{case}.py:")]
+    assert len(text) == 1 and REFUSED[case] in text[0], second_fix.output
+
+
+@pytest.mark.parametrize("case", sorted(NOT_FLAGGED))
+def test_static_print_is_left_alone(case, first_fix):
+    assert first_fix.diagnostics[case] == []
+
+
+@pytest.mark.parametrize("case", sorted(set(CHECKS) - set(KNOWN_BUGS)))
+def test_applied_fix_was_verified(case, first_fix):
+    diagnostics = first_fix.diagnostics[case]
+    assert diagnostics
+    for diagnostic in diagnostics:
+        assert diagnostic["fix"]["applied"] is True
+        assert diagnostic["fix"]["verification"]["status"] == "verified"
+
+
+# -- running the fixtures -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def modules(tmp_path_factory) -> Callable[[str, str], Any]:
+    """Import `<case>.in.py` / `.out.py` from a temp copy (no __pycache__ in fixtures/)."""
+    folder = tmp_path_factory.mktemp("modules")
+    cache: dict[tuple[str, str], Any] = {}
+
+    def load(case: str, side: str) -> Any:
+        if (case, side) not in cache:
+            name = f"fix_fixture_{case}_{side}"
+            path = folder / f"{name}.py"
+            shutil.copyfile(FIX_FIXTURES / f"{case}.{side}.py", path)
+            spec = importlib.util.spec_from_file_location(name, path)
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            cache[case, side] = module
+        return cache[case, side]
+
+    return load
+
+
+def _unjit(function: Any) -> Any:
+    return getattr(function, "__wrapped__", function)
+
+
+def _original(module: Any, check: Check) -> Any:
+    """The `.in.py` target with its jit decorator removed: the reference semantics."""
+    owner, _, name = check.target.rpartition(".")
+    if not owner:
+        return _unjit(getattr(module, name))
+    cls = getattr(module, owner)
+    return functools.partial(_unjit(cls.__dict__[name]), cls(*check.init()))
+
+
+def _rewritten(module: Any, check: Check) -> Any:
+    """The `.out.py` target as a user calls it, jitted (a method calls its jitted helper)."""
+    owner, _, name = check.target.rpartition(".")
+    if owner:
+        return getattr(getattr(module, owner)(*check.init()), name)
+    function = getattr(module, name)
+    return function if hasattr(function, "lower") else jax.jit(function)
+
+
+def _assert_same(expected: Any, actual: Any) -> None:
+    assert jax.tree.structure(expected) == jax.tree.structure(actual)
+    for old, new in zip(jax.tree.leaves(expected), jax.tree.leaves(actual), strict=True):
+        assert jnp.shape(old) == jnp.shape(new)
+        assert jnp.result_type(old) == jnp.result_type(new)
+        np.testing.assert_allclose(np.asarray(new), np.asarray(old), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("case", sorted(CHECKS))
+def test_rewrite_computes_what_the_original_did(case, modules):
+    for check in CHECKS[case]:
+        original = _original(modules(case, "in"), check)
+        rewritten = _rewritten(modules(case, "out"), check)
+        for n in (SHORT, LONG):
+            _assert_same(original(*check.args(n)), rewritten(*check.args(n)))
+
+
+def _eqns(function: Any, args: tuple) -> int:
+    return len(jax.make_jaxpr(function)(*args).jaxpr.eqns)
+
+
+@pytest.mark.parametrize("case", LOOP_CASES)
+def test_rewritten_loop_jaxpr_does_not_grow(case, modules):
+    (check,) = CHECKS[case]
+    original = _unjit(getattr(modules(case, "in"), check.target))
+    rewritten = _unjit(getattr(modules(case, "out"), check.target))
+    short, long = check.args(SHORT), check.args(LONG)
+    assert _eqns(original, short) < _eqns(original, long)
+    assert _eqns(rewritten, short) == _eqns(rewritten, long)
+    assert _eqns(rewritten, long) < _eqns(original, short)
