@@ -9,7 +9,7 @@ Anything else is refused with the reason; every rewrite is verified with JAX bef
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
@@ -104,8 +104,6 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
     if loop_variables & flow.loaded_after:
         return Refusal("the loop variable is read after the loop")
     carries = _carries(statements, flow, set(lists) | loop_variables)
-    if isinstance(carries, Refusal):
-        return carries
     for name in carries:
         if name not in flow.bound_before:
             return Refusal(f"`{name}` is first assigned inside the loop; bind it before the loop")
@@ -155,14 +153,7 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
             )
         )
     first, *rest = candidates
-    return Edit(
-        replacements=first.replacements,
-        description=first.description,
-        imports=first.imports,
-        verify_target=first.verify_target,
-        require_fewer_eqns=True,
-        alternatives=tuple(rest),
-    )
+    return replace(first, alternatives=tuple(rest))
 
 
 # -- recognising the loop -------------------------------------------------------------------------
@@ -458,12 +449,10 @@ def _appends(
         if receiver.value in found:
             return Refusal(f"`{receiver.value}` is appended to more than once per iteration")
         found[receiver.value] = (statement, call.args[0].value)
-    nested = _NestedAppends(set(found))
+    top_level = {id(statement) for statement, _ in found.values()}
+    nested = _NestedAppends()
     for statement in statements:
-        if not (
-            isinstance(statement, cst.SimpleStatementLine)
-            and statement in [v[0] for v in found.values()]
-        ):
+        if id(statement) not in top_level:
             statement.visit(nested)
     if nested.found:
         return Refusal(
@@ -473,9 +462,10 @@ def _appends(
 
 
 class _NestedAppends(cst.CSTVisitor):
-    def __init__(self, known: set[str]) -> None:
+    """Finds `.append(...)` calls below the top level of the body (conditional appends)."""
+
+    def __init__(self) -> None:
         super().__init__()
-        self.known = known
         self.found = False
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -563,9 +553,7 @@ class _AfterUses(cst.CSTVisitor):
             )
 
 
-def _carries(
-    statements: list[cst.BaseStatement], flow: _Flow, excluded: set[str]
-) -> list[str] | Refusal:
+def _carries(statements: list[cst.BaseStatement], flow: _Flow, excluded: set[str]) -> list[str]:
     """Names the body assigns that are read before being assigned in an iteration, or later."""
     assigned_anywhere: list[str] = []
     for statement in statements:
