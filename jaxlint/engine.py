@@ -155,7 +155,7 @@ def lint_source(
         from jaxlint.fixes.pipeline import fix_source
 
         return fix_source(source, path, config, rules, unsafe_fixes=unsafe_fixes, verify=verify)
-    from jaxlint.fixes.pipeline import fix_status_for_check
+    from jaxlint.fixes.status import fix_status_for_check
 
     analyzed = analyze(source, path, config, rules)
     diagnostics = to_diagnostics(analyzed, path, config, fixes=fix_status_for_check)

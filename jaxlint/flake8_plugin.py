@@ -77,9 +77,11 @@ class JaxlintChecker:
 
     def __init__(self, tree: ast.AST, filename: str, lines: Sequence[str]) -> None:
         # `tree` is unused, but asking for it makes this an AST plugin: flake8 runs it only on
-        # files it could parse, and reports E999 itself for the others.
+        # files it could parse, and reports E999 itself for the others. The linting happens
+        # here, not in `run`: flake8 turns an exception raised here (a bad [tool.jaxlint]) into
+        # a one-line "failed during execution" error instead of a traceback.
         self.filename = filename
-        self.lines = lines
+        self.reports = self._lint("".join(lines))
 
     @classmethod
     def add_options(cls, option_manager: Any) -> None:
@@ -93,24 +95,25 @@ class JaxlintChecker:
         cls.explicit_select = tuple(s.strip().upper() for s in selectors if s.strip())
         cls.disable_noqa = bool(getattr(options, "disable_noqa", False))
 
-    def run(self) -> Iterator[tuple[int, int, str, type]]:
-        """Lint the exact text flake8 read (a file or stdin) and report every finding."""
-        source = "".join(self.lines)
+    def _lint(self, source: str) -> list[tuple[int, int, str, str]]:
+        """(line, 1-based column, code, message) of every finding flake8 may show."""
         config = engine_config(self.filename, self.explicit_select)
         result = lint_source(source, self.filename, config)
+        reports = {(d.line, d.column, d.code, d.message) for d in result.diagnostics}
         if self.disable_noqa:
             # `flake8 --disable-noqa` shows suppressed findings; the engine has already
             # dropped them from `diagnostics`, but `findings` still holds them.
             enabled = config.enabled_codes(self.filename)
-            reports = {
+            reports |= {
                 (f.span.line, f.span.column, f.rule.code, f.message)
                 for f in result.findings
                 if f.rule.code in enabled
             }
-            reports |= {(d.line, d.column, d.code, d.message) for d in result.diagnostics}
-        else:
-            reports = {(d.line, d.column, d.code, d.message) for d in result.diagnostics}
-        for line, column, code, message in sorted(reports):
+        return sorted(reports)
+
+    def run(self) -> Iterator[tuple[int, int, str, type]]:
+        """Report what the engine found in the exact text flake8 read (a file or stdin)."""
+        for line, column, code, message in self.reports:
             yield line, max(column - 1, 0), f"{code} {_one_line(message)}", type(self)
 
 

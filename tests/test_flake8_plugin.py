@@ -205,3 +205,12 @@ def test_checker_yields_zero_based_columns() -> None:
         (10, 4, "JAX201"),
     ]
     assert all(kind is JaxlintChecker for *_, kind in reports)
+
+
+def test_bad_config_is_a_one_line_flake8_error(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.jaxlint]\nbogus = 1\n")
+    (tmp_path / "model.py").write_text("import jax\n")
+    result = run_flake8("--select", "JAX", "model.py", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "unknown key(s) bogus" in result.stdout + result.stderr
+    assert "Traceback" not in result.stderr

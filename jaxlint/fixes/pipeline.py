@@ -10,32 +10,22 @@ from __future__ import annotations
 import ast
 import difflib
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import libcst as cst
 
 from jaxlint import suppression
 from jaxlint.config import Config
 from jaxlint.context import Finding
-from jaxlint.cst_text import code_of
 from jaxlint.diagnostics import Diagnostic, Fix
 from jaxlint.engine import AnalyzedSource, LintResult, analyze_module, to_diagnostics
 from jaxlint.fixes.apply import apply_edits, edited_source
-from jaxlint.fixes.edits import Edit, Refusal
+from jaxlint.fixes.edits import Edit
+from jaxlint.fixes.status import Attempt, finding_key, fix_status
 from jaxlint.rules.base import Rule
 
 MAX_ROUNDS = 8
 NO_JAX = "not verified: install jaxlint[verify]"
-
-
-@dataclass
-class _Attempt:
-    """What happened to one finding's edit in some round."""
-
-    applied: bool
-    note: str | None
-    verification: dict | None
-    source: str = ""  # the text the attempt was made on: retried once that text changes
 
 
 def fix_source(
@@ -49,7 +39,7 @@ def fix_source(
 ) -> LintResult:
     """Apply every fix that may be applied; report applied fixes and what is left."""
     current = source
-    attempts: dict[tuple, _Attempt] = {}
+    attempts: dict[tuple, Attempt] = {}
     applied_records: list[Diagnostic] = []
     for _ in range(MAX_ROUNDS):
         analyzed, module = analyze_module(current, path, config, rules)
@@ -62,7 +52,7 @@ def fix_source(
         to_apply = []
         for finding, edit, attempt in outcome:
             attempt.source = current
-            attempts[_key(finding)] = attempt
+            attempts[finding_key(finding)] = attempt
             if attempt.applied and edit is not None:
                 to_apply.append((finding, edit))
         if not to_apply:
@@ -70,55 +60,25 @@ def fix_source(
         candidate = apply_edits(module, [edit for _, edit in to_apply]).code
         if not _parses(candidate):
             for finding, _ in to_apply:
-                attempts[_key(finding)] = _Attempt(False, "result did not parse", None, current)
+                attempts[finding_key(finding)] = Attempt(
+                    False, "result did not parse", None, current
+                )
             continue
         to_original = _line_map(current, source)
         for finding, _ in to_apply:
-            attempt = attempts[_key(finding)]
+            attempt = attempts[finding_key(finding)]
             applied_records.append(_record(finding, path, attempt, to_original))
         current = candidate
 
     final, _ = analyze_module(current, path, config, rules)
-    remaining = to_diagnostics(final, path, config, fixes=lambda f: _fix_status(f, attempts))
+    remaining = to_diagnostics(final, path, config, fixes=lambda f: fix_status(f, attempts))
     diagnostics = sorted(applied_records + remaining, key=Diagnostic.sort_key)
     return LintResult(diagnostics, fixed_source=current if current != source else None)
 
 
-def fix_status_for_check(finding: Finding) -> Fix | None:
-    """The `fix` of a diagnostic when only checking: what --fix could do, and why not."""
-    return _fix_status(finding, {})
-
-
-def _fix_status(finding: Finding, attempts: dict[tuple, _Attempt]) -> Fix | None:
-    rule = finding.rule
-    if rule.fix_kind is None:
-        return None
-    description = finding.fix_description or rule.summary
-    if isinstance(finding.fix, Refusal):
-        return Fix(kind="suggestion", description=description, note=finding.fix.reason)
-    if isinstance(finding.fix, Edit):
-        attempt = attempts.get(_key(finding))
-        if attempt is not None:
-            return Fix(
-                kind=rule.fix_kind,
-                description=finding.fix.description,
-                applied=False,
-                verification=attempt.verification,
-                note=attempt.note,
-            )
-        return Fix(kind=rule.fix_kind, description=finding.fix.description)
-    return Fix(kind="suggestion", description=description)
-
-
-def _key(finding: Finding) -> tuple:
-    function = finding.function.name if finding.function is not None else ""
-    node_text = code_of(finding.node, limit=400) if finding.node is not None else finding.message
-    return (finding.rule.code, function, node_text)
-
-
 def _choose(
     analyzed: AnalyzedSource,
-    attempts: dict[tuple, _Attempt],
+    attempts: dict[tuple, Attempt],
     unsafe_fixes: bool,
 ) -> list[tuple[Finding, Edit]]:
     """Non-overlapping edits to try this round, local fixes first (they unblock loop rewrites)."""
@@ -128,7 +88,7 @@ def _choose(
             continue
         if finding.rule.fix_kind == "suggestion" and not unsafe_fixes:
             continue
-        previous = attempts.get(_key(finding))
+        previous = attempts.get(finding_key(finding))
         if previous is not None and previous.source == analyzed.source:
             continue  # tried on this very text: verification failed or it did not parse
         if suppression.is_suppressed(
@@ -166,16 +126,16 @@ def _decide(
     path: str,
     verify: bool,
     unsafe_fixes: bool,
-) -> list[tuple[Finding, Edit | None, _Attempt]]:
+) -> list[tuple[Finding, Edit | None, Attempt]]:
     """Which chosen edits to apply: safe ones, and verified ones that JAX proved."""
-    decided: list[tuple[Finding, Edit | None, _Attempt]] = []
+    decided: list[tuple[Finding, Edit | None, Attempt]] = []
     to_verify: list[tuple[Finding, list[Edit]]] = []
     for finding, edit in chosen:
         if finding.rule.fix_kind != "verified":
-            decided.append((finding, edit, _Attempt(True, None, None)))
+            decided.append((finding, edit, Attempt(True, None, None)))
         elif not verify:
             note = "not verified (--no-verify)"
-            decided.append((finding, edit, _Attempt(unsafe_fixes, note, None)))
+            decided.append((finding, edit, Attempt(unsafe_fixes, note, None)))
         else:
             to_verify.append((finding, [edit, *edit.alternatives]))
     if not to_verify:
@@ -186,7 +146,7 @@ def _decide(
 
     if not jax_available():
         for finding, edits in to_verify:
-            decided.append((finding, edits[0], _Attempt(unsafe_fixes, NO_JAX, None)))
+            decided.append((finding, edits[0], Attempt(unsafe_fixes, NO_JAX, None)))
         return decided
     requests = []
     for number, (finding, edits) in enumerate(to_verify):
@@ -215,11 +175,11 @@ def _decide(
         passing = [(e, r) for e, r in zip(edits, tried, strict=True) if r.verified]
         if passing:
             edit, result = passing[0]
-            decided.append((finding, edit, _Attempt(True, None, result.to_json())))
+            decided.append((finding, edit, Attempt(True, None, result.to_json())))
         else:
             result = tried[0]
             note = f"verification {result.status}: {result.reason}"
-            decided.append((finding, edits[0], _Attempt(unsafe_fixes, note, result.to_json())))
+            decided.append((finding, edits[0], Attempt(unsafe_fixes, note, result.to_json())))
     return decided
 
 
@@ -238,7 +198,7 @@ def _line_map(current: str, original: str) -> dict[int, int]:
 
 
 def _record(
-    finding: Finding, path: str, attempt: _Attempt, to_original: dict[int, int]
+    finding: Finding, path: str, attempt: Attempt, to_original: dict[int, int]
 ) -> Diagnostic:
     """An applied fix, reported where its finding was in the file as the user gave it."""
     edit = finding.fix

@@ -158,12 +158,14 @@ def _check(request: VerifyRequest, old_name: str, new_name: str) -> VerifyResult
     plan = find_inputs(original)
     measured = _measure(original, rewritten, plan)
     outcome = _compare_on_sets(original, rewritten, plan)
+    plans = [plan]
     if not outcome.failure:
         try:
             second = find_inputs(original, other_than=plan, max_attempts=SECOND_PLAN_ATTEMPTS)
         except _Unverifiable:
             second = None  # the original accepts one signature only
         if second is not None:
+            plans.append(second)
             more = _compare_on_sets(original, rewritten, second)
             worst = max((w for w in (outcome.worst, more.worst) if w is not None), default=None)
             outcome = _Outcome(
@@ -177,7 +179,7 @@ def _check(request: VerifyRequest, old_name: str, new_name: str) -> VerifyResult
             measured.notes.extend(_check_mutations(original, rewritten, plan))
         if request.require_fewer_eqns:
             _require_fewer_eqns(measured)
-        reason = _summary(original, plan, outcome.worst, measured)
+        reason = _summary(original, plans, outcome.worst, measured)
     except _Failed as exc:
         status, reason = "failed", str(exc)
     return VerifyResult(
@@ -436,10 +438,11 @@ def describe_inputs(target: Target, plan: InputPlan) -> str:
 
 
 def _summary(
-    original: Target, plan: InputPlan, worst: float | None, measured: _Measurements
+    original: Target, plans: list[InputPlan], worst: float | None, measured: _Measurements
 ) -> str:
-    sets = len(plan.set_indices)
-    parts = [f"outputs match on {sets} input sets of {describe_inputs(original, plan)}"]
+    sets = sum(len(plan.set_indices) for plan in plans)
+    signatures = " and ".join(describe_inputs(original, plan) for plan in plans)
+    parts = [f"outputs match on {sets} input sets of {signatures}"]
     if worst is not None:
         parts[0] += f", max |Δ| {worst:.3g}"
     if measured.eqns_before is not None and measured.eqns_after is not None:

@@ -17,7 +17,8 @@ def cumsum(x: jax.Array):
         _y0 = acc
         return acc, _y0
 
-    acc, _o0 = jax.lax.scan(_scan_body, jnp.asarray(acc, x.dtype), x)
+    acc = jnp.zeros(x.shape[1:], jnp.result_type(acc, x.dtype)) + acc  # rows of any rank
+    acc, _o0 = jax.lax.scan(_scan_body, acc, x)
     return _o0
 
 

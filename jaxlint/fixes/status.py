@@ -1,0 +1,56 @@
+"""What became of a finding's fix, as reported in `Diagnostic.fix` (light: no libcst codemods).
+
+Checking imports this module only; `jaxlint.fixes.pipeline` (which applies fixes) is loaded
+when fixing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from jaxlint.context import Finding
+from jaxlint.cst_text import code_of
+from jaxlint.diagnostics import Fix
+from jaxlint.fixes.edits import Edit, Refusal
+
+
+@dataclass
+class Attempt:
+    """What happened to one finding's edit in some round."""
+
+    applied: bool
+    note: str | None
+    verification: dict | None
+    source: str = ""  # the text the attempt was made on: retried once that text changes
+
+
+def fix_status_for_check(finding: Finding) -> Fix | None:
+    """The `fix` of a diagnostic when only checking: what --fix could do, and why not."""
+    return fix_status(finding, {})
+
+
+def fix_status(finding: Finding, attempts: dict[tuple, Attempt]) -> Fix | None:
+    rule = finding.rule
+    if rule.fix_kind is None:
+        return None
+    description = finding.fix_description or rule.summary
+    if isinstance(finding.fix, Refusal):
+        return Fix(kind="suggestion", description=description, note=finding.fix.reason)
+    if isinstance(finding.fix, Edit):
+        attempt = attempts.get(finding_key(finding))
+        if attempt is not None:
+            return Fix(
+                kind=rule.fix_kind,
+                description=finding.fix.description,
+                applied=False,
+                verification=attempt.verification,
+                note=attempt.note,
+            )
+        return Fix(kind=rule.fix_kind, description=finding.fix.description)
+    return Fix(kind="suggestion", description=description)
+
+
+def finding_key(finding: Finding) -> tuple:
+    function = finding.function.name if finding.function is not None else ""
+    node_text = code_of(finding.node, limit=400) if finding.node is not None else finding.message
+    return (finding.rule.code, function, node_text)
