@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -16,7 +18,7 @@ from jaxlint.scope import FunctionInfo, ModuleIndex
 from jaxlint.values import FunctionValues, Kind
 
 if TYPE_CHECKING:
-    from jaxlint.fixes.edits import Edit
+    from jaxlint.fixes.edits import Edit, Refusal
     from jaxlint.rules.base import Rule
 
 
@@ -27,7 +29,7 @@ class Frame:
     node: cst.FunctionDef | cst.Lambda
     info: FunctionInfo
     parent: Frame | None
-    resolve_global: object
+    resolve: Callable[[cst.BaseExpression], str | None]  # names as seen from this function
     _values: FunctionValues | None = None
 
     @property
@@ -39,7 +41,7 @@ class Frame:
                 self.info,
                 traced=self.info.trace is not None,
                 parent=parent_values,
-                resolve=self.resolve_global,  # type: ignore[arg-type]
+                resolve=self.resolve,
             )
         return self._values
 
@@ -57,8 +59,7 @@ class Finding:
     span: Span
     message: str
     function: FunctionInfo | None
-    fix: Edit | None = None
-    fix_description: str | None = None
+    fix: Edit | Refusal | None = None
     header_lines: list[int] = field(default_factory=list)
     fix_region: tuple[int, int] | None = None  # lines the fix's edit touches
 
@@ -89,7 +90,7 @@ class UnitContext:
 
     def enter_function(self, node: cst.FunctionDef | cst.Lambda) -> None:
         info = next(self._functions)
-        self.frame = Frame(node, info, self.frame, self.resolve)
+        self.frame = Frame(node, info, self.frame, functools.partial(self.resolve_in, info))
 
     def leave_function(self) -> None:
         assert self.frame is not None
@@ -128,13 +129,19 @@ class UnitContext:
 
     def resolve(self, expression: cst.BaseExpression) -> str | None:
         """Qualified name of a Name/Attribute reference, through imports; None if local."""
+        return self.resolve_in(self.function, expression)
+
+    def resolve_in(
+        self, function: FunctionInfo | None, expression: cst.BaseExpression
+    ) -> str | None:
+        """Like `resolve`, with the local names of `function` (and its parents) shadowing."""
         dotted = dotted_cst(expression)
         if dotted is None:
             return None
         if dotted in self.index.jit_decorators:
             return dotted
         head = dotted.split(".")[0]
-        if self.frame is not None and self.frame.info.defining_function(head) is not None:
+        if function is not None and function.defining_function(head) is not None:
             return None
         return self.index.imports.resolve(dotted)
 
@@ -198,8 +205,7 @@ class UnitContext:
         message: str,
         *,
         end_node: cst.CSTNode | None = None,
-        fix: Edit | None = None,
-        fix_description: str | None = None,
+        fix: Edit | Refusal | None = None,
     ) -> None:
         region = None
         replacements = getattr(fix, "replacements", None)
@@ -219,7 +225,6 @@ class UnitContext:
                 message=message,
                 function=self.function,
                 fix=fix,
-                fix_description=fix_description,
                 header_lines=header_lines,
                 fix_region=region,
             )

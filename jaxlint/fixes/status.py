@@ -33,7 +33,7 @@ def fix_status(finding: Finding, attempts: dict[tuple, Attempt]) -> Fix | None:
     rule = finding.rule
     if rule.fix_kind is None:
         return None
-    description = finding.fix_description or rule.summary
+    description = rule.summary
     if isinstance(finding.fix, Refusal):
         return Fix(kind="suggestion", description=description, note=finding.fix.reason)
     if isinstance(finding.fix, Edit):

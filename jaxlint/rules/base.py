@@ -10,7 +10,7 @@ from jaxlint.diagnostics import FixKind, Severity
 
 if TYPE_CHECKING:
     from jaxlint.context import UnitContext
-    from jaxlint.fixes.edits import Edit
+    from jaxlint.fixes.edits import Edit, Refusal
     from jaxlint.unit_summary import UnitSummary
 
 
@@ -71,8 +71,7 @@ class Rule:
         message: str,
         *,
         end_node: cst.CSTNode | None = None,
-        fix: Edit | None = None,
-        fix_description: str | None = None,
+        fix: Edit | Refusal | None = None,
     ) -> None:
         """Record a finding anchored on `node` (through the end of `end_node` when given)."""
         self.context.report(
@@ -81,5 +80,4 @@ class Rule:
             message,
             end_node=end_node,
             fix=fix,
-            fix_description=fix_description,
         )

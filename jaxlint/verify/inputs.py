@@ -14,6 +14,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxlint.verify.namespace import last_name
+
 Kind = Literal["array", "float", "int", "bool", "key"]
 
 
@@ -201,7 +203,7 @@ def _kinds_from_node(node: ast.expr, dims: DimTable) -> tuple[ArgKind, ...] | No
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return kinds_from_annotation(node.value, dims)
     if isinstance(node, ast.Subscript):
-        head = _last_name(node.value)
+        head = last_name(node.value)
         if head in ("Optional", "Union"):
             options = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
             for option in options:
@@ -212,7 +214,7 @@ def _kinds_from_node(node: ast.expr, dims: DimTable) -> tuple[ArgKind, ...] | No
         if head in _JAXTYPING_DTYPES or head in ("Key", "PRNGKeyArray"):
             return _jaxtyping_kind(head, node.slice, dims)
         return None
-    name = _last_name(node)
+    name = last_name(node)
     if name == "float":
         return (FLOAT,)
     if name == "int":
@@ -249,14 +251,6 @@ def _shape_from_dims(spec: str, dims: DimTable) -> tuple[int, ...]:
         else:
             shape.append(4)  # an expression like `n+1`: any size
     return tuple(shape)
-
-
-def _last_name(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
 
 
 def candidate_bindings(params: tuple[Param, ...], salt: int, limit: int) -> Iterator[Binding]:

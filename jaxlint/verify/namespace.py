@@ -43,13 +43,14 @@ class Target:
 def decorator_name(node: ast.expr) -> str | None:
     """The transform a decorator applies: `jit` for `jax.jit`, `jit(…)`, `partial(jax.jit, …)`."""
     if isinstance(node, ast.Call):
-        if _last_name(node.func) == "partial":
+        if last_name(node.func) == "partial":
             return decorator_name(node.args[0]) if node.args else None
         return decorator_name(node.func)
-    return _last_name(node)
+    return last_name(node)
 
 
-def _last_name(node: ast.expr) -> str | None:
+def last_name(node: ast.expr) -> str | None:
+    """`b` of `a.b`, `a` of `a`, else None."""
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
@@ -68,7 +69,7 @@ def x64_setting(source: str) -> bool | None:
         call = stmt.value if isinstance(stmt, ast.Expr) else None
         if (
             isinstance(call, ast.Call)
-            and _last_name(call.func) == "update"
+            and last_name(call.func) == "update"
             and len(call.args) == 2
             and isinstance(call.args[0], ast.Constant)
             and call.args[0].value == "jax_enable_x64"
