@@ -363,9 +363,17 @@ def _forwarding_method(
     if isinstance(body, cst.IndentedBlock) and body.body and is_docstring(body.body[0]):
         statements.append(body.body[0])
     statements.append(call)
+    header = body.header if isinstance(body, cst.IndentedBlock) else cst.TrailingWhitespace()
+    removed_comment = next(
+        (d.trailing_whitespace.comment for d in method.decorators if d.trailing_whitespace.comment),
+        None,
+    )
+    if removed_comment is not None and header.comment is None:
+        # the removed decorator line's comment moves to the `def` line
+        header = header.with_changes(whitespace=cst.SimpleWhitespace("  "), comment=removed_comment)
     return method.with_changes(
         decorators=[],
-        body=cst.IndentedBlock(body=statements),
+        body=cst.IndentedBlock(body=statements, header=header),
         # comment lines above the removed decorator stay above the method
         leading_lines=[
             *method.leading_lines,
