@@ -130,6 +130,13 @@ def _walk(
             files.append(path)
 
 
+def _named_folder_is_ignored(folder: Path, ignore_files: Sequence[_IgnoreFile]) -> bool:
+    """Is `folder`, or a folder above it, ignored by the `.gitignore` files above it?"""
+    return any(
+        _is_ignored(candidate, True, ignore_files) for candidate in (folder, *folder.parents)
+    )
+
+
 def discover(paths: Iterable[str | Path], config: Config) -> Discovery:
     """The files under `paths` (default `.`): folders are walked, named files always kept."""
     roots = [Path(p) for p in paths] or [Path(".")]
@@ -140,6 +147,10 @@ def discover(paths: Iterable[str | Path], config: Config) -> Discovery:
         if root.is_dir():
             absolute = Path(os.path.abspath(root))
             inherited = _ancestor_ignore_files(absolute, config)
+            if _named_folder_is_ignored(absolute, inherited):
+                # the user named an ignored folder (a vendored library, build output): lint it;
+                # only .gitignore files inside it prune what it holds
+                inherited = []
             _walk(root, config, inherited, visited, files, errors)
         elif root.exists():
             files.append(root)

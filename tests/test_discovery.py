@@ -160,3 +160,18 @@ def test_notebooks_obey_gitignore(tmp_path: Path, pattern: str) -> None:
     make(tmp_path, "a.py", "nb.ipynb")
     (tmp_path / ".gitignore").write_text(pattern + "\n")
     assert names(discover([tmp_path], Config()), tmp_path) == ["a.py"]
+
+
+def test_a_named_folder_is_linted_even_when_a_parent_gitignore_ignores_it(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text("vendor/\n*.gen.py\n")
+    vendored = tmp_path / "vendor" / "lib"
+    vendored.mkdir(parents=True)
+    (vendored / "model.py").write_text("import jax\n")
+    (vendored / "table.gen.py").write_text("import jax\n")
+    (tmp_path / "main.py").write_text("import jax\n")
+    walked = discover([tmp_path], Config())
+    assert [p.name for p in walked.files] == ["main.py"]  # the parent walk honours .gitignore
+    named = discover([tmp_path / "vendor"], Config())
+    # named explicitly: linted, and only .gitignore files inside it would prune it
+    assert sorted(p.name for p in named.files) == ["model.py", "table.gen.py"]
