@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -58,6 +59,13 @@ def split_lines(source: str) -> list[str]:
     return lines
 
 
+def parse_python(source: str, path: str = "<source>") -> ast.Module:
+    """`ast.parse`, without Python's SyntaxWarnings about the user's code reaching stderr."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        return ast.parse(source, filename=path)
+
+
 def mentions_jax(source: str, config: Config) -> bool:
     """Cheap text check: can this file hold anything jaxlint looks at?"""
     markers = JAX_MARKERS + tuple(d.split(".")[0] for d in config.jit_decorators)
@@ -73,7 +81,7 @@ def analyze(source: str, path: str, config: Config, rules: list[type[Rule]]) -> 
     """Parse, index, and run `rules` over every unit that holds traced code."""
     lines = split_lines(source)
     try:
-        tree = ast.parse(source, filename=path)
+        tree = parse_python(source, path)
     except (SyntaxError, ValueError) as error:
         return AnalyzedSource(source, lines, None, [], syntax_error=_syntax_error(error, path))
     index = build_index(tree, config.jit_decorators, lines)
@@ -107,7 +115,7 @@ def analyze_module(
     """Like `analyze`, but over one libcst tree of the whole file, so fixes can edit it."""
     lines = split_lines(source)
     try:
-        tree = ast.parse(source, filename=path)
+        tree = parse_python(source, path)
         module = cst.parse_module(source)
     except (SyntaxError, ValueError) as error:
         return AnalyzedSource(

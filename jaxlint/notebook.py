@@ -19,7 +19,7 @@ from typing import Any
 
 from jaxlint.config import Config
 from jaxlint.diagnostics import Diagnostic, Span
-from jaxlint.engine import LintResult, lint_source, split_lines
+from jaxlint.engine import LintResult, lint_source, parse_python, split_lines
 from jaxlint.registry import ENGINE_CODES
 
 # Marker lines: comments, so they change neither the analysis nor the indentation structure.
@@ -228,7 +228,7 @@ def _code_cells(
 def _parse_problem(source: str) -> SyntaxError | None:
     """Why a cell cannot join the module: None when it parses."""
     try:
-        ast.parse(source)
+        parse_python(source)
     except SyntaxError as error:
         return error
     except ValueError as error:  # null bytes, on older Pythons

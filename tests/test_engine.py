@@ -184,3 +184,13 @@ def test_pytree_parameters_are_not_arrays():
             return batch["x"]
     """
     assert lint(source, select=("JAX101",)) == []
+
+
+def test_python_syntax_warnings_about_user_code_stay_quiet():
+    import warnings
+
+    source = "import jax\n@jax.jit\ndef f(x):\n    if x is 1:\n        pass\n    return x\n"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        lint(source)
+    assert not [w for w in caught if issubclass(w.category, SyntaxWarning)]

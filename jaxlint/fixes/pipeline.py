@@ -7,7 +7,6 @@ reverted. The loop stops when a round applies nothing, or after MAX_ROUNDS.
 
 from __future__ import annotations
 
-import ast
 import difflib
 import sys
 from dataclasses import replace
@@ -18,7 +17,13 @@ from jaxlint import suppression
 from jaxlint.config import Config
 from jaxlint.context import Finding
 from jaxlint.diagnostics import Diagnostic, Fix
-from jaxlint.engine import AnalyzedSource, LintResult, analyze_module, to_diagnostics
+from jaxlint.engine import (
+    AnalyzedSource,
+    LintResult,
+    analyze_module,
+    parse_python,
+    to_diagnostics,
+)
 from jaxlint.fixes.apply import apply_edits, edited_source
 from jaxlint.fixes.edits import Edit
 from jaxlint.fixes.status import Attempt, finding_key, fix_status
@@ -224,7 +229,7 @@ def _record(
 
 def _parses(source: str) -> bool:
     try:
-        ast.parse(source)
+        parse_python(source)
         cst.parse_module(source)
     except (SyntaxError, ValueError, cst.ParserSyntaxError):
         return False
