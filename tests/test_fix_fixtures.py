@@ -88,6 +88,7 @@ CHECKS: dict[str, list[Check]] = {
     "loop_int_init_float_data": [Check("total_energy", lambda n: (_vector(n),))],
     "loop_two_arrays": [Check("weighted_sum", lambda n: (_vector(n), _vector(n, 1)))],
     "loop_two_loops_reused_name": [Check("moments", lambda n: (_vector(n),))],
+    "loop_carry_from_body": [Check("weighted_features", lambda n: (_vector(n), _vector(3, 1)))],
     "loop_rnn": [Check("rnn", lambda n: (0.5 * _matrix(4, 4, 1), _matrix(4, 3, 2), _matrix(n, 3)))],
     "method_static_flag": [
         Check("Linear.predict", _rows(3), lambda: (_matrix(3, 2, 1), _vector(2), True)),

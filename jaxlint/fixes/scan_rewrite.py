@@ -121,7 +121,8 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
     }
     new_body = _rewrite_body(statements, shape)
     candidates = []
-    for init_style in ("plain", "result_type", "broadcast"):
+    # carry starts, simplest first; verification picks the first that matches the loop
+    for init_style in ("plain", "result_type", "broadcast", "from_body"):
         if init_style != "plain" and not carries:
             break
         generated = _generate(
@@ -747,13 +748,16 @@ def _generate(
         body=cst.IndentedBlock(body=body),
         leading_lines=leading,
     )
-    casts = [
-        _statement(f"{name} = {_init_code(name, init_style, shape, spelling)}")
-        for name in carries
-        if init_style != "plain"
-    ]
     init = _tuple_code(carries) if carries else "None"
     xs = _xs_code(shape, spelling)
+    if init_style == "from_body":
+        casts = _starts_from_body(body_name, carries, shape, xs, taken, spelling)
+    else:
+        casts = [
+            _statement(f"{name} = {_init_code(name, init_style, shape, spelling)}")
+            for name in carries
+            if init_style != "plain"
+        ]
     carry_target = _tuple_code(carries, parenthesize=len(carries) > 1) if carries else "_"
     lists = list(append_positions.values())
     ys_target = _tuple_code(lists, parenthesize=len(lists) > 1) if lists else "_"
@@ -773,6 +777,40 @@ def _tuple_code(items: list[str], parenthesize: bool = True) -> str:
         return items[0]
     joined = ", ".join(items)
     return f"({joined})" if parenthesize else joined
+
+
+def _starts_from_body(
+    body_name: str,
+    carries: list[str],
+    shape: _Loop,
+    xs: str,
+    taken: set[str],
+    spelling: _Spelling,
+) -> list[cst.BaseStatement]:
+    """Carry starts shaped and typed like what one step of the body returns (`jax.eval_shape`).
+
+    For carries whose shape comes from other arrays (`acc = acc + v * w`, `w` a vector).
+    """
+    carry = _tuple_code(carries)
+    first = (
+        f"{xs}[0]"
+        if len(shape.arrays) == 1 and shape.enumerate_array is None
+        else (f"jax.tree.map(lambda a: a[0], {xs})")
+    )
+    start = fresh_name(f"{carries[0]}_start" if len(carries) == 1 else "carry_start", taken)
+    cast = (
+        f"{spelling.numpy}.broadcast_to({spelling.numpy}.asarray({{v}}, {{s}}.dtype), {{s}}.shape)"
+    )
+    if len(carries) == 1:
+        assign = f"{carry} = " + cast.format(v=carry, s=start)
+    else:
+        assign = (
+            f"{carry} = jax.tree.map(lambda v, s: {cast.format(v='v', s='s')}, {carry}, {start})"
+        )
+    return [
+        _statement(f"{start} = jax.eval_shape({body_name}, {carry}, {first})[0]"),
+        _statement(assign),
+    ]
 
 
 def _init_code(name: str, style: str, shape: _Loop, spelling: _Spelling) -> str:
