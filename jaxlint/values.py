@@ -290,12 +290,28 @@ class FunctionValues:
             )
         kind = evaluator.kind(value)
         if isinstance(target, (cst.Tuple, cst.List)):
+            if kind == Kind.TRACED and self._is_lax_carry(value):
+                # `i, x = state` in a lax loop body: the carry's leaves are arrays
+                return any(
+                    [self._bind(name, self._leaf_kind(name)) for name in _flat_names(target)]
+                )
             element = {
                 Kind.SHAPE_TUPLE: Kind.SHAPE,
                 Kind.CONTAINER: Kind.TRACED,
             }.get(kind, kind)
             return self._bind(target, element)
         return self._bind(target, kind)
+
+    def _is_lax_carry(self, value: cst.BaseExpression) -> bool:
+        """A parameter of a function that a lax loop (scan, fori_loop, while_loop) traces."""
+        return (
+            isinstance(value, cst.Name)
+            and value.value in self.info.params
+            and any(reason.startswith(LAX_LOOP_REASONS) for reason in self.info.reasons)
+        )
+
+    def _leaf_kind(self, name: cst.Name) -> Kind:
+        return Kind.TRACED if name.value in self._container_evidence else Kind.ARRAY
 
     def _bind(self, target: cst.CSTNode, kind: Kind | list[Kind]) -> bool:
         if isinstance(target, cst.Name):
@@ -414,7 +430,11 @@ class _EvidenceCollector(cst.CSTVisitor):
         iterable = node.iter
         while isinstance(iterable, cst.Subscript):  # `for w, b in params[:-1]`
             iterable = iterable.value
-        if isinstance(node.target, (cst.Tuple, cst.List)) and isinstance(iterable, cst.Name):
+        if isinstance(iterable, cst.Name) and (
+            isinstance(node.target, (cst.Tuple, cst.List))
+            or (isinstance(node.target, cst.Name) and _calls(node.body, node.target.value))
+        ):
+            # `for w, b in params`, `for layer in layers: x = layer(x)`: a Python container
             self._evidence(iterable.value, container=True)
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
@@ -441,6 +461,42 @@ class _EvidenceCollector(cst.CSTVisitor):
     def visit_WithItem(self, node: cst.WithItem) -> None:
         if node.asname is not None:
             self._bind("assign", node.asname.name, node.item)
+
+
+LAX_LOOP_REASONS = (
+    "passed to jax.lax.scan",
+    "passed to jax.lax.fori_loop",
+    "passed to jax.lax.while_loop",
+    "passed to jax.lax.map",
+)
+
+
+def _calls(body: cst.CSTNode, name: str) -> bool:
+    """Is `name(...)` called somewhere in `body`?"""
+    finder = _CallFinder(name)
+    body.visit(finder)
+    return finder.found
+
+
+class _CallFinder(cst.CSTVisitor):
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name) and node.func.value == self.name:
+            self.found = True
+
+
+def _flat_names(target: cst.CSTNode) -> list[cst.Name]:
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _flat_names(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return _flat_names(target.value)
+    return []
 
 
 def _names_container_type(call: cst.Call) -> bool:

@@ -68,7 +68,14 @@ def helper_edit(method: cst.FunctionDef, root: JitRoot, context: UnitContext) ->
         replacements = {method: new_method}
     else:
         new_class = class_node.deep_replace(method, new_method)
-        replacements = {class_node: cst.FlattenSentinel([new_class, helper_def])}  # type: ignore[dict-item]
+        anchor = _last_helper_after(context.wrapper.module, class_node, f"_{_snake(class_name)}_")
+        if anchor is None:
+            replacements = {class_node: cst.FlattenSentinel([new_class, helper_def])}
+        else:  # after the helpers made for this class's other methods: keep method order
+            replacements = {
+                class_node: new_class,
+                anchor: cst.FlattenSentinel([anchor, helper_def]),
+            }
     return Edit(
         replacements=replacements,  # type: ignore[arg-type]
         description=f"jitted method → module-level helper `{helper_name}`"
@@ -236,6 +243,20 @@ def _static_method_params(root: JitRoot, original: list[str]) -> list[str]:
         if 0 <= position < len(original):
             names.append(original[position])
     return names
+
+
+def _last_helper_after(
+    module: cst.Module, class_node: cst.ClassDef, prefix: str
+) -> cst.FunctionDef | None:
+    """The last of the module-level helpers (`_<class>_...`) that directly follow the class."""
+    statements = list(module.body)
+    position = next(i for i, s in enumerate(statements) if s is class_node)
+    last = None
+    for statement in statements[position + 1 :]:
+        if not (isinstance(statement, cst.FunctionDef) and statement.name.value.startswith(prefix)):
+            break
+        last = statement
+    return last
 
 
 def _module_class(module: cst.Module, method: cst.FunctionDef) -> cst.ClassDef | None:

@@ -138,6 +138,9 @@ def _decide(
     for finding, edit in chosen:
         if finding.rule.fix_kind != "verified":
             decided.append((finding, edit, Attempt(True, None, None)))
+        elif not edit.verify_target:
+            note = "not verified: only code inside a named function or method can be run"
+            decided.append((finding, edit, Attempt(unsafe_fixes, note, None)))
         elif not verify:
             note = "not verified (--no-verify)"
             decided.append((finding, edit, Attempt(unsafe_fixes, note, None)))

@@ -663,15 +663,17 @@ def _statement(text: str) -> cst.BaseStatement:
 class _Spelling:
     """How the module spells JAX: its own `jnp` / `lax` aliases when it has them."""
 
+    jax: str = "jax"
     numpy: str = "jax.numpy"
     scan: str = "jax.lax.scan"
 
     @classmethod
     def of(cls, context: UnitContext) -> _Spelling:
         aliases = context.index.imports.aliases
-        numpy = next((n for n, q in aliases.items() if q == "jax.numpy"), "jax.numpy")
-        lax = next((n for n, q in aliases.items() if q == "jax.lax"), None)
-        return cls(numpy=numpy, scan=f"{lax}.scan" if lax else "jax.lax.scan")
+        jax = next((n for n, q in aliases.items() if q == "jax"), "jax")
+        numpy = next((n for n, q in aliases.items() if q == "jax.numpy"), f"{jax}.numpy")
+        lax = next((n for n, q in aliases.items() if q == "jax.lax"), f"{jax}.lax")
+        return cls(jax=jax, numpy=numpy, scan=f"{lax}.scan")
 
 
 def _generate(
@@ -745,7 +747,9 @@ def _generate(
         params=cst.Parameters(
             params=[cst.Param(cst.Name(carry_param)), cst.Param(cst.Name(element_param))]
         ),
-        body=cst.IndentedBlock(body=body),
+        body=cst.IndentedBlock(
+            body=body, header=loop.body.header
+        ),  # keeps the `for` line's comment
         leading_lines=leading,
     )
     init = _tuple_code(carries) if carries else "None"
@@ -768,7 +772,7 @@ def _generate(
 
 
 def _mentions_jax(statements: list[cst.BaseStatement]) -> bool:
-    """Does generated code refer to the `jax` module itself (so `import jax` is needed)?"""
+    """Does generated code refer to the name `jax` (so `import jax` is needed, not an alias)?"""
     return "jax" in names_in(cst.Module(body=statements))
 
 
@@ -792,25 +796,17 @@ def _starts_from_body(
     For carries whose shape comes from other arrays (`acc = acc + v * w`, `w` a vector).
     """
     carry = _tuple_code(carries)
-    first = (
-        f"{xs}[0]"
-        if len(shape.arrays) == 1 and shape.enumerate_array is None
-        else (f"jax.tree.map(lambda a: a[0], {xs})")
-    )
-    start = fresh_name(f"{carries[0]}_start" if len(carries) == 1 else "carry_start", taken)
-    cast = (
-        f"{spelling.numpy}.broadcast_to({spelling.numpy}.asarray({{v}}, {{s}}.dtype), {{s}}.shape)"
-    )
-    if len(carries) == 1:
-        assign = f"{carry} = " + cast.format(v=carry, s=start)
-    else:
-        assign = (
-            f"{carry} = jax.tree.map(lambda v, s: {cast.format(v='v', s='s')}, {carry}, {start})"
-        )
-    return [
-        _statement(f"{start} = jax.eval_shape({body_name}, {carry}, {first})[0]"),
-        _statement(assign),
-    ]
+    single_array = len(shape.arrays) == 1 and shape.enumerate_array is None
+    first = f"{xs}[0]" if single_array else f"{spelling.jax}.tree.map(lambda a: a[0], {xs})"
+    start = fresh_name(f"{carries[0]}_start" if len(carries) == 1 else "starts", taken)
+    numpy = spelling.numpy
+    step = f"{spelling.jax}.eval_shape({body_name}, {carry}, {first})[0]"
+    statements = [_statement(f"{start} = {step}")]
+    for position, name in enumerate(carries):
+        like = start if len(carries) == 1 else f"{start}[{position}]"
+        cast = f"{numpy}.broadcast_to({numpy}.asarray({name}, {like}.dtype), {like}.shape)"
+        statements.append(_statement(f"{name} = {cast}"))
+    return statements
 
 
 def _init_code(name: str, style: str, shape: _Loop, spelling: _Spelling) -> str:

@@ -47,7 +47,7 @@ def fix_status(finding: Finding, attempts: dict[tuple, Attempt]) -> Fix | None:
                 note=attempt.note,
             )
         return Fix(kind=rule.fix_kind, description=finding.fix.description)
-    return Fix(kind="suggestion", description=description)
+    return None  # no mechanical rewrite for this finding: its message gives the advice
 
 
 def finding_key(finding: Finding) -> tuple:

@@ -72,7 +72,14 @@ class StateMutationInTraced(Rule):
             if target.value not in function.declared_outer:
                 return
             owner = self._owner(target.value, function)
-            if owner == "global" or (owner == "closure" and leaks):
+            # rebinding state outside the trace (a module global, a variable of an untraced
+            # enclosing function) runs once per trace; inside, it matters when it leaks a tracer
+            crosses = owner == "global" or (
+                owner == "closure"
+                and not self._closure_is_traced(target.value, function)
+                and not _introspection_only(function)
+            )
+            if crosses or (owner == "closure" and leaks):
                 kind = "global" if owner == "global" else "nonlocal"
                 self.report(
                     statement,
@@ -134,6 +141,10 @@ class StateMutationInTraced(Rule):
             return True
         return self._known_container(base, function)
 
+    def _closure_is_traced(self, name: str, function: FunctionInfo) -> bool:
+        owner = function.parent.defining_function(name) if function.parent is not None else None
+        return owner is not None and owner.trace is not None
+
     def _known_container(self, receiver: cst.BaseExpression, function: FunctionInfo) -> bool:
         if not isinstance(receiver, cst.Name):
             return False
@@ -164,6 +175,14 @@ class StateMutationInTraced(Rule):
         if name in self.context.index.imports.aliases:
             return None
         return "global"
+
+
+INTROSPECTION = ("passed to jax.eval_shape", "passed to jax.make_jaxpr")
+
+
+def _introspection_only(function: FunctionInfo) -> bool:
+    """Traced only to look at shapes or the jaxpr: effects at trace time are the point there."""
+    return bool(function.reasons) and all(r in INTROSPECTION for r in function.reasons)
 
 
 def _head(target: cst.BaseExpression) -> str | None:

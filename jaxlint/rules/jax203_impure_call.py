@@ -73,9 +73,12 @@ class ImpureCallInTraced(Rule):
             return
         function = self.context.function
         where = function.describe() if function else "this function"
-        if any(word in what for word in ("clock", "random", "environment", "input")):
+        if "random" in what:
             effect = "its result is baked into the compiled function as a constant"
-            advice = "compute it outside and pass it in (jax.random with an explicit key)"
+            advice = "use jax.random with a key passed in"
+        elif any(word in what for word in ("clock", "environment", "input")):
+            effect = "its result is baked into the compiled function as a constant"
+            advice = "compute it outside and pass it in"
         else:
             effect = "not on every call"
             advice = "move it outside the traced code or use jax.debug.callback"
