@@ -167,6 +167,14 @@ class UnitContext:
             )
         return self.kind(expression).traced
 
+    def kind_at_loop(self, expression: cst.BaseExpression, loop: cst.CSTNode) -> Kind:
+        """Like `kind`, but a name's kind as it is when `loop` starts (statement order)."""
+        if self.frame is None:
+            return Kind.STATIC
+        if isinstance(expression, cst.Name) and expression.value in self.frame.values.env:
+            return self.frame.values.name_kind_at(expression.value, loop)
+        return self.frame.values.kind(expression)
+
     def element_kind(self, iterable: cst.BaseExpression) -> Kind | list[Kind]:
         if self.frame is None:
             return Kind.STATIC

@@ -193,6 +193,32 @@ class FunctionValues:
         """Kind of the items a `for` over `iterable` yields (a list for zip/enumerate tuples)."""
         return _Evaluator(self).element(iterable)
 
+    def name_kind_at(self, name: str, loop: cst.CSTNode) -> Kind:
+        """The kind of `name` when `loop` starts: bindings before it, or in a loop around it.
+
+        A name rebound after the loop (`feats = jnp.stack(out)` after `for v in feats`) does
+        not count; without a binding that reaches the loop, the flow-insensitive kind is used.
+        """
+        start = self._order_of.get(id(loop))
+        if start is None:
+            return self.name_kind(name)
+        around = [(s, e) for s, e in self._loop_spans if s <= start <= e]
+        evaluator = _Evaluator(self)
+        kinds = []
+        for binding_kind, target, value in self._bindings:
+            if not (isinstance(target, cst.Name) and target.value == name):
+                continue
+            order = self._order_of.get(id(target), 0)
+            if order < start or any(s <= order <= e for s, e in around):
+                if binding_kind == "for":
+                    element = evaluator.element(value)  # type: ignore[arg-type]
+                    kinds.append(max(element) if isinstance(element, list) else element)
+                elif binding_kind == "aug":
+                    kinds.append(self.name_kind(name))
+                else:
+                    kinds.append(evaluator.kind(value))  # type: ignore[arg-type]
+        return max(kinds) if kinds else self.name_kind(name)
+
     def name_kind(self, name: str) -> Kind:
         if name in self.env:
             return self.env[name]
@@ -212,6 +238,8 @@ class FunctionValues:
         collector = _EvidenceCollector(self)
         self.node.body.visit(collector)
         self._bindings = collector.bindings
+        self._order_of = collector.order_of
+        self._loop_spans = collector.loop_spans
 
     def _call_evidence(self, call: cst.Call, record: Callable[[str, bool], None]) -> None:
         qualified = self.resolve(call.func) or ""
@@ -360,6 +388,23 @@ class _EvidenceCollector(cst.CSTVisitor):
         self.bindings: list[tuple[str, cst.CSTNode, cst.CSTNode]] = []
         self.depth = 0
         self.shadowed: list[set[str]] = []
+        # source order, for "which bindings can reach this loop" (`order_of`, `loop_spans`)
+        self.sequence = 0
+        self.order_of: dict[int, int] = {}  # id(binding target or loop) → sequence number
+        self.loop_spans: list[tuple[int, int]] = []
+        self._open_loops: list[int] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.sequence += 1
+        if isinstance(node, (cst.For, cst.While)) and self.depth == 0:
+            self.order_of[id(node)] = self.sequence
+            self._open_loops.append(self.sequence)
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if isinstance(original_node, (cst.For, cst.While)) and self.depth == 0:
+            self.loop_spans.append((self._open_loops.pop(), self.sequence))
+        super().on_leave(original_node)
 
     def _evidence(self, name: str, container: bool) -> None:
         if any(name in names for names in self.shadowed):
@@ -424,6 +469,7 @@ class _EvidenceCollector(cst.CSTVisitor):
     def _bind(self, kind: str, target: cst.CSTNode, value: cst.CSTNode) -> None:
         if self.depth == 0:
             self.bindings.append((kind, target, value))
+            self.order_of[id(target)] = self.sequence
 
     def visit_For(self, node: cst.For) -> None:
         self._bind("for", node.target, node.iter)

@@ -194,3 +194,72 @@ def test_python_syntax_warnings_about_user_code_stay_quiet():
         warnings.simplefilter("always")
         lint(source)
     assert not [w for w in caught if issubclass(w.category, SyntaxWarning)]
+
+
+def test_a_loop_sees_the_bindings_that_reach_it_not_later_ones():
+    source = """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def f(x):
+            feats = [x, x * 2, x ** 2]
+            out = []
+            for v in feats:
+                out.append(jnp.sin(v))
+            feats = jnp.stack(out)
+            for row in feats:
+                x = x + row
+            return x
+    """
+    assert codes_and_lines(lint(source, select=("JAX101",))) == {("JAX101", 12)}
+
+
+def test_names_unpacked_from_a_lax_loop_carry_are_arrays():
+    source = """
+        from jax import lax
+
+        def run(x0):
+            def body(state):
+                i, x = state
+                for r in x:
+                    pass
+                return i + 1, x
+
+            def step(carry, x):
+                w, layers = carry
+                for layer in layers:
+                    x = layer(x)
+                return carry, x
+
+            return lax.while_loop(lambda s: s[0] < 3, body, (0, x0)), lax.scan(step, x0, x0)
+    """
+    assert codes_and_lines(lint(source, select=("JAX101",))) == {("JAX101", 7)}
+
+
+def test_nonlocal_counter_in_a_jitted_closure_is_state_mutation():
+    source = """
+        import jax
+
+        def make_counter():
+            calls = 0
+
+            @jax.jit
+            def f(x):
+                nonlocal calls
+                calls += 1
+                return x * 2
+
+            return f
+
+        def describe(fun, *args):
+            out = None
+
+            def capture(*a):
+                nonlocal out
+                out = str(fun)
+
+            jax.eval_shape(capture, *args)  # trace-time capture is the point here
+            return out
+    """
+    assert codes_and_lines(lint(source, select=("JAX202",))) == {("JAX202", 10)}

@@ -219,3 +219,102 @@ def test_fixes_keep_comments_and_are_idempotent():
         assert comment in first.fixed_source
     second = lint_source(first.fixed_source, "c.py", Config(), fix=True)
     assert second.fixed_source is None and second.diagnostics == []
+
+
+def test_rewrites_reuse_the_modules_jax_alias_and_keep_the_for_line_comment():
+    source = textwrap.dedent(
+        """\
+        import jax as J
+
+
+        @J.jit
+        def total(x):
+            s = 0.0
+            for v in x:  # accumulate
+                s = s + v
+            return s
+        """
+    )
+    result = lint_source(source, "a.py", Config(), fix=True, unsafe_fixes=True, verify=False)
+    fixed = result.fixed_source
+    assert "def _scan_body(s, v):  # accumulate" in fixed
+    assert "J.lax.scan(_scan_body, s, x)" in fixed
+    assert "import jax\n" not in fixed
+
+
+def test_helpers_of_one_class_keep_the_order_of_its_methods():
+    source = textwrap.dedent(
+        """\
+        import jax
+
+
+        class Reg:
+            def __init__(self, w):
+                self.w = w
+
+            @jax.jit
+            def predict(self, x):
+                return x @ self.w
+
+            @jax.jit
+            def predict_twice(self, x):
+                return (x @ self.w) * 2
+        """
+    )
+    result = lint_source(source, "r.py", Config(), fix=True, unsafe_fixes=True, verify=False)
+    fixed = result.fixed_source
+    assert fixed.index("def _reg_predict(") < fixed.index("def _reg_predict_twice(")
+
+
+def test_a_loop_inside_a_lax_body_is_verified_by_its_total_jaxpr_size():
+    source = textwrap.dedent(
+        """\
+        import jax
+        import jax.numpy as jnp
+        from jax import lax
+
+
+        def smooth(x: jax.Array):
+            def body(it, x):
+                acc = jnp.zeros_like(x[0])
+                for i in range(x.shape[0]):
+                    acc = acc + x[i]
+                return 0.5 * x + 0.5 * acc / x.shape[0]
+
+            return lax.fori_loop(0, 3, body, x)
+        """
+    )
+    result = lint_source(source, "s.py", Config(), fix=True)
+    (diagnostic,) = result.diagnostics
+    verification = diagnostic.fix.verification
+    assert diagnostic.fix.applied, diagnostic.fix.note
+    assert verification["eqns_after"] == verification["eqns_before"] == 1  # one `while`
+    assert verification["eqns_total_after"] < verification["eqns_total_before"]
+
+
+def test_a_training_step_taking_dicts_is_verified_with_dict_inputs():
+    """`batch["x"]` in the module: verification builds dicts of arrays with those keys."""
+    source = textwrap.dedent(
+        """\
+        import jax
+        import jax.numpy as jnp
+
+
+        def loss_fn(params, batch):
+            pred = batch["x"] @ params["w"] + params["b"]
+            return jnp.mean((pred - batch["y"]) ** 2)
+
+
+        @jax.jit
+        def train_step(params, batch):
+            loss, grads = jax.value_and_grad(loss_fn)(params, batch)
+            print("loss", loss)
+            params = jax.tree.map(lambda p, g: p - 0.1 * g, params, grads)
+            return params, loss
+        """
+    )
+    result = lint_source(source, "train.py", Config(), fix=True)
+    (diagnostic,) = result.diagnostics
+    assert diagnostic.fix.applied, diagnostic.fix.note
+    assert diagnostic.fix.verification["inputs_passed"] >= 3
+    assert 'jax.debug.print("loss {loss}", loss=loss)' in result.fixed_source

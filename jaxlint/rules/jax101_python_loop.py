@@ -30,7 +30,7 @@ class PythonLoopOverArray(Rule):
     def visit_For(self, node: cst.For) -> None:
         if not self.context.traced:
             return
-        source = self.array_length_source(node.iter)
+        source = self.array_length_source(node.iter, node)
         if source is None:
             return
         statements = count_statements(node.body)
@@ -65,7 +65,9 @@ class PythonLoopOverArray(Rule):
                 "unrolled at trace time; use jnp.sum(..., axis=0)",
             )
 
-    def array_length_source(self, iterable: cst.BaseExpression) -> str | None:
+    def array_length_source(
+        self, iterable: cst.BaseExpression, loop: cst.For | None = None
+    ) -> str | None:
         """How the loop's trip count comes from an array, or None when it is static."""
         context = self.context
         if isinstance(iterable, cst.Call):
@@ -77,9 +79,10 @@ class PythonLoopOverArray(Rule):
                 return None
             if callee in ITERATION_WRAPPERS:
                 for argument in arguments:
-                    if self.array_length_source(argument) is not None:
+                    if self.array_length_source(argument, loop) is not None:
                         return f"`{code_of(iterable)}`"
                 return None
-        if context.kind(iterable) == Kind.ARRAY:
+        kind = context.kind(iterable) if loop is None else context.kind_at_loop(iterable, loop)
+        if kind == Kind.ARRAY:
             return f"`{code_of(iterable)}`"
         return None

@@ -23,6 +23,7 @@ from jaxlint.verify.inputs import (
     DimTable,
     candidate_bindings,
     parameters,
+    subscript_keys,
 )
 from jaxlint.verify.namespace import (
     NamespaceError,
@@ -237,7 +238,10 @@ def find_inputs(
     limit = max_attempts if max_attempts is not None else MAX_ATTEMPTS
     dims = DimTable()
     try:
-        call_params = parameters(_signature(original), dims, CALL_LADDER)
+        callable_ = original.function or getattr(original.cls, original.method or "", None)
+        call_params = parameters(
+            _signature(original), dims, CALL_LADDER, keys=subscript_keys(callable_)
+        )
         init_bindings: list[Binding | None] = [None]
         if original.cls is not None:
             init_params = parameters(inspect.signature(original.cls), dims, INIT_LADDER)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import inspect
 import itertools
+import linecache
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ import numpy as np
 
 from jaxlint.verify.namespace import last_name
 
-Kind = Literal["array", "float", "int", "bool", "key"]
+Kind = Literal["array", "float", "int", "bool", "key", "dict"]
 
 
 @dataclass(frozen=True)
@@ -26,11 +27,14 @@ class ArgKind:
     kind: Kind
     shape: tuple[int, ...] = ()
     dtype: str = "float32"
+    keys: tuple[str, ...] = ()  # a dict of arrays with these keys (`batch["x"]` in the body)
 
     def describe(self) -> str:
-        """Short text like `float32[5,3]` or `float`."""
+        """Short text like `float32[5,3]`, `float` or `{x, y: float32[7]}`."""
         if self.kind == "array":
             return f"{self.dtype}[{','.join(map(str, self.shape))}]"
+        if self.kind == "dict":
+            return f"{{{', '.join(self.keys)}: {self.dtype}[{','.join(map(str, self.shape))}]}}"
         return self.kind
 
     def make(self, set_index: int, seed: int) -> Any:
@@ -43,6 +47,9 @@ class ArgKind:
             return set_index % 2 == 0
         if self.kind == "key":
             return jax.random.PRNGKey(seed)
+        if self.kind == "dict":
+            leaf = ArgKind("array", self.shape, self.dtype)
+            return {key: leaf.make(set_index, seed + 7 * n) for n, key in enumerate(self.keys)}
         rng = np.random.RandomState(seed)
         dtype = jnp.dtype(self.dtype)
         if jnp.issubdtype(dtype, jnp.bool_):
@@ -157,9 +164,16 @@ class Binding:
 
 
 def parameters(
-    signature: inspect.Signature, dims: DimTable, ladder: tuple[ArgKind, ...]
+    signature: inspect.Signature,
+    dims: DimTable,
+    ladder: tuple[ArgKind, ...],
+    keys: dict[str, tuple[str, ...]] | None = None,
 ) -> tuple[Param, ...]:
-    """The parameters to fill, with candidate kinds from annotations or from `ladder`."""
+    """The parameters to fill, with candidate kinds from annotations or from `ladder`.
+
+    A parameter the body subscripts with strings (`batch["x"]`, in `keys`) is tried as a dict of
+    arrays first.
+    """
     params: list[Param] = []
     for p in signature.parameters.values():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
@@ -171,8 +185,40 @@ def parameters(
         kinds = kinds_from_annotation(annotation_text(p.annotation), dims)
         if kinds is None:
             kinds = (KEY,) + ladder if p.name in _KEY_NAMES else ladder
+            if keys and p.name in keys:
+                dicts = tuple(
+                    ArgKind("dict", a.shape, a.dtype, keys[p.name]) for a in ARRAY_LADDER[:2]
+                )
+                kinds = dicts + kinds
         params.append(Param(p.name, keyword, kinds))
     return tuple(params)
+
+
+def subscript_keys(function: object) -> dict[str, tuple[str, ...]]:
+    """Parameter name → the string keys its module subscripts that name with (`batch["x"]`).
+
+    The whole module is read, not only the function: `train_step(params, batch)` usually hands
+    `batch` to a `loss_fn(params, batch)` that does the indexing.
+    """
+    try:
+        names = set(inspect.signature(function).parameters)  # type: ignore[arg-type]
+        code = function.__code__  # type: ignore[attr-defined]
+        tree = ast.parse("".join(linecache.getlines(code.co_filename)))
+    except (AttributeError, TypeError, SyntaxError, ValueError):
+        return {}
+    found: dict[str, list[str]] = {}
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in names
+            and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, str)
+        ):
+            keys = found.setdefault(node.value.id, [])
+            if node.slice.value not in keys:
+                keys.append(node.slice.value)
+    return {name: tuple(keys) for name, keys in found.items()}
 
 
 def annotation_text(annotation: object) -> str | None:
