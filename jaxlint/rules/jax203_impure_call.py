@@ -97,9 +97,9 @@ class ImpureCallInTraced(Rule):
             isinstance(func, cst.Attribute)
             and isinstance(func.value, cst.Name)
             and func.attr.value in LOGGER_METHODS
-            and self.context.frame is not None
-            and not self.context.frame.values.is_local(func.value.value)
             and self.context.index.module_values.get(func.value.value) in LOGGER_FACTORIES
+            and self.context.function is not None
+            and self.context.function.defining_function(func.value.value) is None  # not shadowed
         ):
             return f"`{func.value.value}.{func.attr.value}` (logging)"
         return None
