@@ -46,8 +46,8 @@ def fix_source(
     current = source
     attempts: dict[tuple, Attempt] = {}
     applied_records: list[Diagnostic] = []
-    for _ in range(MAX_ROUNDS):
-        analyzed, module = analyze_module(current, path, config, rules)
+    analyzed, module = analyze_module(current, path, config, rules)
+    for _ in range(MAX_ROUNDS):  # a text is analyzed once: again only after it changed
         if module is None:
             break
         chosen = _choose(analyzed, attempts, unsafe_fixes)
@@ -74,9 +74,9 @@ def fix_source(
             attempt = attempts[finding_key(finding)]
             applied_records.append(_record(finding, path, attempt, to_original))
         current = candidate
+        analyzed, module = analyze_module(current, path, config, rules)
 
-    final, _ = analyze_module(current, path, config, rules)
-    remaining = to_diagnostics(final, path, config, fixes=lambda f: fix_status(f, attempts))
+    remaining = to_diagnostics(analyzed, path, config, fixes=lambda f: fix_status(f, attempts))
     diagnostics = sorted(applied_records + remaining, key=Diagnostic.sort_key)
     return LintResult(diagnostics, fixed_source=current if current != source else None)
 
