@@ -175,11 +175,6 @@ class UnitContext:
             return self.frame.values.name_kind_at(expression.value, loop)
         return self.frame.values.kind(expression)
 
-    def element_kind(self, iterable: cst.BaseExpression) -> Kind | list[Kind]:
-        if self.frame is None:
-            return Kind.STATIC
-        return self.frame.values.element_kinds(iterable)
-
     def span(self, node: cst.CSTNode, end_node: cst.CSTNode | None = None) -> Span:
         """File span of a node (or from `node` to the end of `end_node`)."""
         if self._positions is None:

@@ -9,9 +9,6 @@ from typing import Any, Literal
 Severity = Literal["error", "warning", "info"]
 FixKind = Literal["safe", "verified", "suggestion"]
 
-SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
-FIX_KINDS: tuple[FixKind, ...] = ("safe", "verified", "suggestion")
-
 
 @dataclass(frozen=True, order=True)
 class Span:

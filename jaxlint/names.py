@@ -106,10 +106,6 @@ class ImportTable:
             return None
         return canonical(f"{base}.{rest}" if rest else base)
 
-    def mentions(self, module: str) -> bool:
-        """True when some import binds `module` or something inside it."""
-        return any(q == module or q.startswith(module + ".") for q in self.aliases.values())
-
 
 def _bound_names(statement: ast.stmt) -> list[str]:
     if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

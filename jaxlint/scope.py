@@ -67,7 +67,6 @@ class ClassInfo:
     methods: dict[str, FunctionInfo] = field(default_factory=dict)
     local_bases: list[ClassInfo] = field(default_factory=list)  # base classes of this module
     registered: bool = False
-    frozen: bool = False
 
 
 @dataclass(eq=False)
@@ -203,9 +202,6 @@ class ModuleIndex:
         if text.isascii():
             return byte_offset
         return len(text.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore"))
-
-    def traced_functions(self) -> list[FunctionInfo]:
-        return [f for f in self.functions if f.trace is not None]
 
     def relevant(self, function: FunctionInfo) -> bool:
         """Does this function need a closer look: traced, or wrapped by a jit?"""
@@ -428,12 +424,6 @@ class _IndexBuilder:
             decorator_names=[
                 self._resolve(dotted_ast(_call_func(d)), parent) or "" for d in node.decorator_list
             ],
-        )
-        info_class.frozen = any(
-            k.arg == "frozen" and _literal(k.value) is True
-            for d in node.decorator_list
-            if isinstance(d, ast.Call)
-            for k in d.keywords
         )
         self._class_of[id(node)] = info_class
         if parent is None:

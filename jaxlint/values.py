@@ -189,10 +189,6 @@ class FunctionValues:
         """The kind of value `expression` evaluates to in this function."""
         return _Evaluator(self).kind(expression)
 
-    def element_kinds(self, iterable: cst.BaseExpression) -> list[Kind] | Kind:
-        """Kind of the items a `for` over `iterable` yields (a list for zip/enumerate tuples)."""
-        return _Evaluator(self).element(iterable)
-
     def name_kind_at(self, name: str, loop: cst.CSTNode) -> Kind:
         """The kind of `name` when `loop` starts: bindings before it, or in a loop around it.
 

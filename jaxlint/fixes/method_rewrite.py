@@ -17,7 +17,6 @@ from jaxlint.fixes.edits import Edit, ImportSpec, Refusal
 from jaxlint.scope import JitRoot
 
 STATIC_KEYWORDS = frozenset({"shape", "axis", "axes", "num", "dtype", "length", "size", "n"})
-STATIC_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.Tuple)
 STATIC_ANNOTATIONS = frozenset({"bool", "str", "tuple", "Tuple"})
 
 
@@ -163,23 +162,19 @@ class _SelfUses(cst.CSTVisitor):
         self._static_depth -= 1
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
-        if _mentions(node.target, self.receiver):
+        if self.receiver in names_in(node.target):
             self.problem = f"the method writes to `{self.receiver}`"
             return False
         return True
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if _mentions(node.target, self.receiver):
+        if self.receiver in names_in(node.target):
             self.problem = f"the method writes to `{self.receiver}`"
 
     def visit_Name(self, node: cst.Name) -> None:
         self.names.add(node.value)
         if node.value == self.receiver:
             self.problem = f"the method uses `{self.receiver}` itself, not only its attributes"
-
-
-def _mentions(node: cst.CSTNode, name: str) -> bool:
-    return name in names_in(node)
 
 
 def _static_in_init(class_node: object, attribute: str, receiver: str) -> bool:

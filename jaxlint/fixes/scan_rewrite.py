@@ -651,10 +651,6 @@ def _rewrite_body(statements, shape: _Loop) -> list[cst.BaseStatement]:
     return statements
 
 
-def _expression(text: str) -> cst.BaseExpression:
-    return cst.parse_expression(text)
-
-
 def _statement(text: str) -> cst.BaseStatement:
     return cst.parse_statement(text)
 
