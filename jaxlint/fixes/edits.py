@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import libcst as cst
 
@@ -32,8 +32,6 @@ class Edit:
     imports: tuple[ImportSpec, ...] = ()
     verify_target: str | None = None
     require_fewer_eqns: bool = False
-    # Further candidate rewrites of the same finding, tried in order when this one fails.
-    alternatives: tuple[Edit, ...] = field(default=())
 
 
 @dataclass(frozen=True)

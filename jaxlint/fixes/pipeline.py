@@ -134,7 +134,7 @@ def _decide(
 ) -> list[tuple[Finding, Edit | None, Attempt]]:
     """Which chosen edits to apply: safe ones, and verified ones that JAX proved."""
     decided: list[tuple[Finding, Edit | None, Attempt]] = []
-    to_verify: list[tuple[Finding, list[Edit]]] = []
+    to_verify: list[tuple[Finding, Edit]] = []
     for finding, edit in chosen:
         if finding.rule.fix_kind != "verified":
             decided.append((finding, edit, Attempt(True, None, None)))
@@ -145,7 +145,7 @@ def _decide(
             note = "not verified (--no-verify)"
             decided.append((finding, edit, Attempt(unsafe_fixes, note, None)))
         else:
-            to_verify.append((finding, [edit, *edit.alternatives]))
+            to_verify.append((finding, edit))
     if not to_verify:
         return decided
 
@@ -153,23 +153,21 @@ def _decide(
     from jaxlint.verify import verify as run_verification
 
     if not jax_available():
-        for finding, edits in to_verify:
-            decided.append((finding, edits[0], Attempt(unsafe_fixes, NO_JAX, None)))
+        for finding, edit in to_verify:
+            decided.append((finding, edit, Attempt(unsafe_fixes, NO_JAX, None)))
         return decided
-    requests = []
-    for number, (finding, edits) in enumerate(to_verify):
-        for alternative, edit in enumerate(edits):
-            requests.append(
-                VerifyRequest(
-                    request_id=f"{number}.{alternative}",
-                    path=path,
-                    original_source=source,
-                    rewritten_source=edited_source(module, [edit]),
-                    target=edit.verify_target or "",
-                    fix_code=finding.rule.code,
-                    require_fewer_eqns=edit.require_fewer_eqns,
-                )
-            )
+    requests = [
+        VerifyRequest(
+            request_id=str(number),
+            path=path,
+            original_source=source,
+            rewritten_source=edited_source(module, [edit]),
+            target=edit.verify_target or "",
+            fix_code=finding.rule.code,
+            require_fewer_eqns=edit.require_fewer_eqns,
+        )
+        for number, (finding, edit) in enumerate(to_verify)
+    ]
     if sys.stderr.isatty():  # verification takes seconds: say what is happening
         count = len(to_verify)
         print(
@@ -178,16 +176,13 @@ def _decide(
             flush=True,
         )
     results = {r.request_id: r for r in run_verification(requests)}
-    for number, (finding, edits) in enumerate(to_verify):
-        tried = [results[f"{number}.{a}"] for a in range(len(edits))]
-        passing = [(e, r) for e, r in zip(edits, tried, strict=True) if r.verified]
-        if passing:
-            edit, result = passing[0]
+    for number, (finding, edit) in enumerate(to_verify):
+        result = results[str(number)]
+        if result.verified:
             decided.append((finding, edit, Attempt(True, None, result.to_json())))
         else:
-            result = tried[0]
             note = f"verification {result.status}: {result.reason}"
-            decided.append((finding, edits[0], Attempt(unsafe_fixes, note, result.to_json())))
+            decided.append((finding, edit, Attempt(unsafe_fixes, note, result.to_json())))
     return decided
 
 

@@ -9,13 +9,15 @@ Anything else is refused with the reason; every rewrite is verified with JAX bef
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from typing import Literal
 
 import libcst as cst
 
 from jaxlint.context import UnitContext
 from jaxlint.fixes.codegen import fresh_name, names_in
 from jaxlint.fixes.edits import Edit, ImportSpec, Refusal, Replacement
+from jaxlint.jax_api import ELEMENTWISE
 from jaxlint.values import Kind
 
 FORBIDDEN = {
@@ -110,6 +112,11 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
         if frame.values.name_kind(name) == Kind.CONTAINER:
             return Refusal(f"`{name}` is a Python container; a scan carry must keep its structure")
 
+    if shape.enumerate_array is not None:
+        index_name = _target_names(shape.element_target.elements[0].value)  # type: ignore[union-attr]
+        if index_name & set().union(*(_stores(s) for s in statements)):
+            return Refusal("the enumerate index is reassigned inside the loop")
+
     taken = flow.all_names
     body_name = fresh_name("_scan_body", taken)
     spelling = _Spelling.of(context)
@@ -119,42 +126,34 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
         for position, candidate in enumerate(statements)
         if candidate is statement
     }
+    starts = {name: _carry_start(name, statements, shape, carries, context) for name in carries}
     new_body = _rewrite_body(statements, shape)
-    candidates = []
-    # carry starts, simplest first; verification picks the first that matches the loop
-    for init_style in ("plain", "result_type", "broadcast", "from_body"):
-        if init_style != "plain" and not carries:
-            break
-        generated = _generate(
-            body_name,
-            carries,
-            append_positions,
-            new_body,
-            shape,
-            init_style,
-            taken,
-            loop,
-            spelling,
-            first_in_block=block.body[0] is loop,
-        )
-        replacements: dict[cst.CSTNode, Replacement] = {loop: cst.FlattenSentinel(generated)}
-        for initializer in initializers.values():
-            replacements[initializer] = cst.RemovalSentinel.REMOVE
-        for call in after_uses:
-            replacements[call] = cst.Name(call.args[0].value.value)  # type: ignore[attr-defined]
-        candidates.append(
-            Edit(
-                replacements=replacements,
-                description=f"Python loop → jax.lax.scan ({len(carries)} carr"
-                f"{'y' if len(carries) == 1 else 'ies'}, {len(appends)} stacked output"
-                f"{'' if len(appends) == 1 else 's'})",
-                imports=(ImportSpec("jax"),) if _mentions_jax(generated) else (),
-                verify_target=context.verify_target(),
-                require_fewer_eqns=True,
-            )
-        )
-    first, *rest = candidates
-    return replace(first, alternatives=tuple(rest))
+    generated = _generate(
+        body_name,
+        carries,
+        starts,
+        append_positions,
+        new_body,
+        shape,
+        taken,
+        loop,
+        spelling,
+        first_in_block=block.body[0] is loop,
+    )
+    replacements: dict[cst.CSTNode, Replacement] = {loop: cst.FlattenSentinel(generated)}
+    for initializer in initializers.values():
+        replacements[initializer] = cst.RemovalSentinel.REMOVE
+    for call in after_uses:
+        replacements[call] = cst.Name(call.args[0].value.value)  # type: ignore[attr-defined]
+    return Edit(
+        replacements=replacements,
+        description=f"Python loop → jax.lax.scan ({len(carries)} carr"
+        f"{'y' if len(carries) == 1 else 'ies'}, {len(appends)} stacked output"
+        f"{'' if len(appends) == 1 else 's'})",
+        imports=(ImportSpec("jax"),) if _mentions_jax(generated) else (),
+        verify_target=context.verify_target(),
+        require_fewer_eqns=True,
+    )
 
 
 # -- recognising the loop -------------------------------------------------------------------------
@@ -341,6 +340,8 @@ class _Flow(cst.CSTVisitor):
         self._seen_after: set[str] = set()
         self.all_names: set[str] = set()
         self.body_loads: list[cst.Name] = []
+        self._unconditional: set[int] = set()
+        self._shadowed: list[tuple[cst.For, set[str]]] = []
 
     @classmethod
     def of(cls, function: cst.FunctionDef, loop: cst.For) -> _Flow:
@@ -351,6 +352,12 @@ class _Flow(cst.CSTVisitor):
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 flow.bound_before.add(star.name.value)
+        flow._unconditional = {
+            id(small)
+            for statement in function.body.body
+            if isinstance(statement, cst.SimpleStatementLine)
+            for small in statement.body
+        }
         function.body.visit(flow)
         return flow
 
@@ -360,8 +367,12 @@ class _Flow(cst.CSTVisitor):
         elif self.state == "before":
             self.bound_before |= _target_names(node.target)
         elif self.state == "after":
+            # Its body reads its own target, but the loop may run zero times: after it, the
+            # names hold what they held before.
             self._after_reads(node.iter)
-            self._after_stores(_target_names(node.target))
+            shadowed = _target_names(node.target) - self._seen_after
+            self._seen_after |= shadowed
+            self._shadowed.append((node, shadowed))
 
     def _after_reads(self, node: cst.CSTNode) -> None:
         for name in names_in(node):
@@ -369,24 +380,20 @@ class _Flow(cst.CSTVisitor):
                 self._seen_after.add(name)
                 self.loaded_after.add(name)
 
-    def _after_stores(self, names: set[str]) -> None:
-        self._seen_after |= names  # rebound before any read: the old value is dead
-
     def visit_Assign(self, node: cst.Assign) -> None:
-        if self.state == "after":
+        # Only an assignment that runs on every path (at the top of the function body, not
+        # under an `if`, loop or `try`) kills the loop's value of a name; a read anywhere
+        # else keeps it live. Names in a nested `def` count as reads.
+        if self.state == "after" and id(node) in self._unconditional:
             self._after_reads(node.value)
             for target in node.targets:
-                self._after_stores(_target_names(target.target))
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        if self.state == "after":
-            params = node.params
-            every = (*params.posonly_params, *params.params, *params.kwonly_params)
-            self._after_stores({p.name.value for p in every})
+                self._seen_after |= _target_names(target.target)
 
     def leave_For(self, original_node: cst.For) -> None:
         if original_node is self.loop:
             self.state = "after"
+        elif self._shadowed and self._shadowed[-1][0] is original_node:
+            self._seen_after -= self._shadowed.pop()[1]
 
     def visit_Name(self, node: cst.Name) -> None:
         self.all_names.add(node.value)
@@ -675,10 +682,10 @@ class _Spelling:
 def _generate(
     body_name: str,
     carries: list[str],
+    starts: dict[str, CarryStart],
     append_positions: dict[int, str],
     statements: list[cst.BaseStatement],
     shape: _Loop,
-    init_style: str,
     taken: set[str],
     loop: cst.For,
     spelling: _Spelling,
@@ -686,12 +693,17 @@ def _generate(
 ) -> list[cst.BaseStatement]:
     taken = set(taken)
     prologue: list[cst.BaseStatement] = []
-    if len(carries) == 1:
-        carry_param = carries[0]
+    # an enumerate index is a carried Python-int counter: weakly typed like the loop's int, so
+    # `i * v` keeps v's dtype (an int32 `arange` would promote float16 data to float32)
+    index = _enumerate_index(shape)
+    carried = ([index] if index else []) + carries
+    if not carried:
+        carry_param = fresh_name("carry", taken)
+    elif len(carried) == 1:
+        carry_param = carried[0]
     else:
         carry_param = fresh_name("carry", taken)
-        if carries:
-            prologue.append(_statement(f"{', '.join(carries)} = {carry_param}"))
+        prologue.append(_statement(f"{', '.join(carried)} = {carry_param}"))
     if shape.index is not None:
         names = [shape.element_names[a] for a in shape.arrays]
         if len(names) == 1:
@@ -701,6 +713,8 @@ def _generate(
             prologue.append(_statement(f"{', '.join(names)} = {element_param}"))
     else:
         target = shape.element_target
+        if index:
+            target = target.elements[1].value  # type: ignore[union-attr]
         assert target is not None
         if isinstance(target, cst.Name):
             element_param = target.value
@@ -731,7 +745,7 @@ def _generate(
                 )
             )
             ys.append(temporary)
-    carry_out = _tuple_code(carries) if carries else "None"
+    carry_out = _tuple_code([f"{index} + 1" if n == index else n for n in carried] or ["None"])
     ys_out = _tuple_code(ys) if ys else "None"
     body.append(_statement(f"return {carry_out}, {ys_out}"))
 
@@ -748,23 +762,25 @@ def _generate(
         ),  # keeps the `for` line's comment
         leading_lines=leading,
     )
-    init = _tuple_code(carries) if carries else "None"
-    xs = _xs_code(shape, spelling)
-    if init_style == "from_body":
-        casts = _starts_from_body(body_name, carries, shape, xs, taken, spelling)
-    else:
-        casts = [
-            _statement(f"{name} = {_init_code(name, init_style, shape, spelling)}")
-            for name in carries
-            if init_style != "plain"
-        ]
-    carry_target = _tuple_code(carries, parenthesize=len(carries) > 1) if carries else "_"
+    init = _tuple_code(["0" if n == index else n for n in carried] or ["None"])
+    xs = _xs_code(shape)
+    casts = _start_casts(body_name, carried, starts, shape, xs, init, taken, spelling)
+    ignored = fresh_name("_", taken) if index else ""
+    carry_target = _tuple_code(
+        [ignored if n == index else n for n in carried] or ["_"], parenthesize=len(carried) > 1
+    )
     lists = list(append_positions.values())
     ys_target = _tuple_code(lists, parenthesize=len(lists) > 1) if lists else "_"
     call = _statement(f"{carry_target}, {ys_target} = {spelling.scan}({body_name}, {init}, {xs})")
     after_def = [*casts, call]
     after_def[0] = after_def[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
     return [definition, *after_def]
+
+
+def _enumerate_index(shape: _Loop) -> str | None:
+    if shape.enumerate_array is None:
+        return None
+    return shape.element_target.elements[0].value.value  # type: ignore[union-attr]
 
 
 def _mentions_jax(statements: list[cst.BaseStatement]) -> bool:
@@ -779,46 +795,272 @@ def _tuple_code(items: list[str], parenthesize: bool = True) -> str:
     return f"({joined})" if parenthesize else joined
 
 
-def _starts_from_body(
+def _start_casts(
     body_name: str,
-    carries: list[str],
+    carried: list[str],
+    starts: dict[str, CarryStart],
     shape: _Loop,
     xs: str,
+    init: str,
     taken: set[str],
     spelling: _Spelling,
 ) -> list[cst.BaseStatement]:
-    """Carry starts shaped and typed like what one step of the body returns (`jax.eval_shape`).
-
-    For carries whose shape comes from other arrays (`acc = acc + v * w`, `w` a vector).
-    """
-    carry = _tuple_code(carries)
-    single_array = len(shape.arrays) == 1 and shape.enumerate_array is None
-    first = f"{xs}[0]" if single_array else f"{spelling.jax}.tree.map(lambda a: a[0], {xs})"
-    start = fresh_name(f"{carries[0]}_start" if len(carries) == 1 else "starts", taken)
+    """Statements giving each carry the type its first update gives it (see `_carry_start`)."""
     numpy = spelling.numpy
-    step = f"{spelling.jax}.eval_shape({body_name}, {carry}, {first})[0]"
-    statements = [_statement(f"{start} = {step}")]
-    for position, name in enumerate(carries):
-        like = start if len(carries) == 1 else f"{start}[{position}]"
-        cast = f"{numpy}.broadcast_to({numpy}.asarray({name}, {like}.dtype), {like}.shape)"
+    statements = [
+        _statement(
+            f"{name} = {numpy}.zeros({start.array}.shape[1:], "
+            f"{numpy}.result_type({name}, {start.array}.dtype)) + {name}"
+        )
+        for name, start in starts.items()
+        if start.how == "element"
+    ]
+    stepped = [name for name, start in starts.items() if start.how.startswith("one_step")]
+    if not stepped:
+        return statements
+    structs = _tuple_code(
+        [f"{spelling.jax}.ShapeDtypeStruct({a}.shape[1:], {a}.dtype)" for a in shape.arrays]
+    )
+    types = fresh_name(f"{stepped[0]}_type" if len(carried) == 1 else "carry_types", taken)
+    statements.append(
+        _statement(f"{types} = {spelling.jax}.eval_shape({body_name}, {init}, {structs})[0]")
+    )
+    for name in stepped:
+        like = types if len(carried) == 1 else f"{types}[{carried.index(name)}]"
+        if starts[name].how == "one_step":
+            cast = f"{numpy}.broadcast_to({numpy}.asarray({name}, {like}.dtype), {like}.shape)"
+        else:  # widen only: a narrower type would change the start value
+            widest = f"{numpy}.promote_types({numpy}.result_type({name}), {like}.dtype)"
+            cast = f"{numpy}.asarray({name}, {widest})"
         statements.append(_statement(f"{name} = {cast}"))
     return statements
 
 
-def _init_code(name: str, style: str, shape: _Loop, spelling: _Spelling) -> str:
-    """The carry's start cast to the dtype (and row shape) the scan body produces."""
-    array = shape.length_array
-    dtype = f"{spelling.numpy}.result_type({name}, {array}.dtype)"
-    if style == "result_type":
-        return f"{spelling.numpy}.asarray({name}, {dtype})"
-    return f"{spelling.numpy}.zeros({array}.shape[1:], {dtype}) + {name}"
-
-
-def _xs_code(shape: _Loop, spelling: _Spelling) -> str:
-    if shape.enumerate_array is not None:
-        array = shape.enumerate_array
-        return f"({spelling.numpy}.arange({array}.shape[0]), {array})"
+def _xs_code(shape: _Loop) -> str:
     # the loop runs len(first) times and only reads the others' first rows: scan needs equal
     # lengths, so the other arrays are cut to the loop's length
     first, *others = shape.arrays
     return _tuple_code([first, *(f"{other}[: {first}.shape[0]]" for other in others)])
+
+
+# -- carry starts ---------------------------------------------------------------------------------
+
+_STEP_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo)
+_STEP_AUGMENTED = (
+    cst.AddAssign,
+    cst.SubtractAssign,
+    cst.MultiplyAssign,
+    cst.DivideAssign,
+    cst.FloorDivideAssign,
+    cst.ModuloAssign,
+)
+_STEP_FUNCTIONS = frozenset(
+    f"jax.numpy.{name}"
+    for name in (
+        "add",
+        "subtract",
+        "multiply",
+        "divide",
+        "true_divide",
+        "maximum",
+        "minimum",
+        "fmax",
+        "fmin",
+        "logaddexp",
+    )
+)
+
+
+@dataclass(frozen=True)
+class CarryStart:
+    """How a carry enters scan.
+
+    `as_written`: unchanged. Exact when the carry's type does not change in the loop; when it
+    does, scan raises its carry-type error and verification refuses the rewrite.
+    `element` / `one_step`: cast to the type the first iteration gives it. Only for a carry the
+    body reads solely as an operand of elementwise operations (`+ - * / // % **`, unary `-`,
+    `jnp.tanh`, `jnp.maximum`…): JAX converts operands to the common dtype and broadcasts them
+    before such an operation, so casting the start value first computes the same values (up to
+    integer wrap-around in the first iteration). The type is `result_type(c, x.dtype)` over
+    `x.shape[1:]` when every update is `c ⊕= x[i]` (`element`), else what one abstract step of
+    the body returns (`one_step`: `jax.eval_shape` on the element's ShapeDtypeStruct, which also
+    works for an empty axis).
+    `one_step_dtype`: the carry is also an operand of a contraction (`W @ h`, `jnp.dot`), which
+    promotes its operands but does not broadcast them: only the dtype is cast, never narrowed;
+    a change of shape still makes scan raise.
+    """
+
+    how: Literal["as_written", "element", "one_step", "one_step_dtype"]
+    array: str = ""
+
+
+def _carry_start(
+    name: str,
+    statements: list[cst.BaseStatement],
+    shape: _Loop,
+    carries: list[str],
+    context: UnitContext,
+) -> CarryStart:
+    updates = _UpdateFinder(name)
+    reads = _CarryReads(name, context)
+    for statement in statements:
+        statement.visit(updates)
+        statement.visit(reads)
+    if not updates.found or reads.other_use:
+        return CarryStart("as_written")
+    if reads.contracted:
+        return CarryStart("one_step_dtype")
+    steps = [_step_operand(update, name, context) for update in updates.found]
+    elements = {_element_array(step, shape) if step is not None else None for step in steps}
+    if len(elements) == 1 and None not in elements:
+        return CarryStart("element", elements.pop())  # type: ignore[arg-type]
+    moving = (set(carries) - {name}) | _element_names(shape)
+    values = [_assigned_value(update) for update in updates.found]
+    if any(v is None or names_in(v) & moving or context.holds_traced(v) for v in values):
+        return CarryStart("one_step")
+    return CarryStart("as_written")  # static steps (`k = k + 1`): the type cannot change
+
+
+_ELEMENTWISE_OPERATORS = (*_STEP_OPERATORS, cst.Power)
+CONTRACTIONS = frozenset(
+    f"jax.numpy.{name}" for name in ("dot", "matmul", "vdot", "inner", "outer", "tensordot")
+)
+
+
+class _CarryReads(cst.CSTVisitor):
+    """Is `name` read anywhere other than as an operand of an elementwise operation?"""
+
+    def __init__(self, name: str, context: UnitContext) -> None:
+        super().__init__()
+        self.name = name
+        self.context = context
+        self.other_use = False
+        self.contracted = False  # an operand of `@` / jnp.dot…: promoted, not broadcast
+        self._operands: set[int] = set()
+        self._contracted: set[int] = set()
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if isinstance(node.operator, _ELEMENTWISE_OPERATORS):
+            self._operands |= {id(node.left), id(node.right)}
+        elif isinstance(node.operator, cst.MatrixMultiply):
+            self._contracted |= {id(node.left), id(node.right)}
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if isinstance(node.operator, (cst.Minus, cst.Plus)):
+            self._operands.add(id(node.expression))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        qualified = self.context.resolve(node.func)
+        positional = {id(a.value) for a in node.args if not a.keyword and not a.star}
+        if qualified in ELEMENTWISE:
+            self._operands |= positional
+        elif qualified in CONTRACTIONS:
+            self._contracted |= positional
+        elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "append":
+            self._operands |= {id(a.value) for a in node.args}  # a stacked output row
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.operator, _STEP_AUGMENTED):
+            self._operands.add(id(node.target))
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
+        return False  # a store, not a read
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value != self.name or id(node) in self._operands:
+            return
+        if id(node) in self._contracted:
+            self.contracted = True
+        else:
+            self.other_use = True
+
+
+def _assigned_value(update: cst.CSTNode) -> cst.BaseExpression | None:
+    if isinstance(update, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+        return update.value
+    return None
+
+
+class _UpdateFinder(cst.CSTVisitor):
+    """Every statement that binds `name`."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+        self.found: list[cst.CSTNode] = []
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if any(self.name in _target_names(t.target) for t in node.targets):
+            self.found.append(node)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if self.name in _target_names(node.target):
+            self.found.append(node)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if self.name in _target_names(node.target):
+            self.found.append(node)
+
+
+def _step_operand(
+    update: cst.CSTNode, name: str, context: UnitContext
+) -> cst.BaseExpression | None:
+    """`e` of `c ⊕= e`, `c = c ⊕ e`, `c = e ⊕ c` or `c = jnp.maximum(c, e)`; else None."""
+    if isinstance(update, cst.AugAssign):
+        if isinstance(update.target, cst.Name) and isinstance(update.operator, _STEP_AUGMENTED):
+            return _without(update.value, name)
+        return None
+    if not (
+        isinstance(update, cst.Assign)
+        and len(update.targets) == 1
+        and isinstance(update.targets[0].target, cst.Name)
+    ):
+        return None
+    value = update.value
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, _STEP_OPERATORS):
+        pair = (value.left, value.right)
+    elif (
+        isinstance(value, cst.Call)
+        and context.resolve(value.func) in _STEP_FUNCTIONS
+        and len(value.args) == 2
+        and not any(a.keyword or a.star for a in value.args)
+    ):
+        pair = (value.args[0].value, value.args[1].value)
+    else:
+        return None
+    for this, other in (pair, pair[::-1]):
+        if isinstance(this, cst.Name) and this.value == name:
+            return _without(other, name)
+    return None
+
+
+def _without(expression: cst.BaseExpression, name: str) -> cst.BaseExpression | None:
+    return None if name in names_in(expression) else expression
+
+
+def _element_array(step: cst.BaseExpression, shape: _Loop) -> str | None:
+    """The array whose element `step` is exactly (`x[i]`, or `v` of `for v in x`), if any."""
+    if shape.index is not None:
+        if (
+            isinstance(step, cst.Subscript)
+            and isinstance(step.value, cst.Name)
+            and step.value.value in shape.arrays
+            and len(step.slice) == 1
+            and _leading_index_name(step) == shape.index
+        ):
+            return step.value.value
+        return None
+    target = shape.element_target
+    if shape.enumerate_array is not None:
+        target = target.elements[1].value  # type: ignore[union-attr]
+    if isinstance(target, cst.Name) and isinstance(step, cst.Name) and step.value == target.value:
+        return shape.arrays[0]
+    return None
+
+
+def _element_names(shape: _Loop) -> set[str]:
+    """Names that hold (parts of) the current element, or the loop index, inside the body."""
+    if shape.index is not None:
+        return {shape.index}
+    assert shape.element_target is not None
+    return _target_names(shape.element_target)

@@ -6,95 +6,10 @@ import libcst as cst
 
 from jaxlint.diagnostics import Span
 from jaxlint.fixes.codegen import is_docstring
-from jaxlint.jax_api import JIT_APIS
+from jaxlint.jax_api import ELEMENTWISE, JIT_APIS
 from jaxlint.rules.base import Rule
 from jaxlint.unit_summary import UnitSummary
 
-ELEMENTWISE = frozenset(
-    "jax.numpy." + name
-    for name in [
-        "where",
-        "exp",
-        "exp2",
-        "expm1",
-        "log",
-        "log1p",
-        "log2",
-        "log10",
-        "sin",
-        "cos",
-        "tan",
-        "sinh",
-        "cosh",
-        "tanh",
-        "arcsin",
-        "arccos",
-        "arctan",
-        "arctan2",
-        "arcsinh",
-        "arccosh",
-        "arctanh",
-        "sqrt",
-        "cbrt",
-        "rsqrt",
-        "abs",
-        "absolute",
-        "sign",
-        "floor",
-        "ceil",
-        "round",
-        "rint",
-        "trunc",
-        "negative",
-        "positive",
-        "square",
-        "power",
-        "reciprocal",
-        "maximum",
-        "minimum",
-        "clip",
-        "logaddexp",
-        "hypot",
-        "add",
-        "subtract",
-        "multiply",
-        "divide",
-        "true_divide",
-        "mod",
-        "remainder",
-        "fmax",
-        "fmin",
-        "greater",
-        "less",
-        "equal",
-        "not_equal",
-        "greater_equal",
-        "less_equal",
-        "logical_and",
-        "logical_or",
-        "logical_not",
-        "isnan",
-        "isinf",
-        "isfinite",
-        "nan_to_num",
-    ]
-) | frozenset(
-    "jax.nn." + name
-    for name in [
-        "relu",
-        "relu6",
-        "sigmoid",
-        "softplus",
-        "silu",
-        "swish",
-        "gelu",
-        "elu",
-        "selu",
-        "celu",
-        "leaky_relu",
-        "hard_tanh",
-    ]
-)
 ARITHMETIC = (
     cst.Add,
     cst.Subtract,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import io
 import itertools
 import os
 import sys
@@ -15,15 +16,17 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlint.verify.compare import compare_outputs, compile_seconds, count_eqns
+from jaxlint.verify.compare import compare_outputs, compile_seconds, count_eqns, same_text
 from jaxlint.verify.inputs import (
     CALL_LADDER,
     INIT_LADDER,
     Binding,
     DimTable,
+    call_site_values,
     candidate_bindings,
     parameters,
     subscript_keys,
+    variants,
 )
 from jaxlint.verify.namespace import (
     NamespaceError,
@@ -37,7 +40,8 @@ from jaxlint.verify.namespace import (
 from jaxlint.verify.protocol import VerifyRequest, VerifyResult
 
 MIN_INPUT_SETS = 3
-SECOND_PLAN_ATTEMPTS = 12  # budget for finding a second signature the original accepts
+MAX_SIGNATURES = 3  # signatures tried beyond the first
+SIGNATURE_ATTEMPTS = 24  # original calls spent looking for them once the first is found
 MAX_INPUT_SETS = 5  # set indices tried to find MIN_INPUT_SETS the original accepts
 MAX_CALL_BINDINGS = 64
 MAX_INIT_BINDINGS = 16
@@ -156,31 +160,23 @@ def _check(request: VerifyRequest, old_name: str, new_name: str) -> VerifyResult
     if original.is_instance_method != rewritten.is_instance_method:
         raise _Failed(f"rewritten {request.target} is no longer the same kind of callable")
 
-    plan = find_inputs(original)
-    measured = _measure(original, rewritten, plan)
-    outcome = _compare_on_sets(original, rewritten, plan)
-    plans = [plan]
-    if not outcome.failure:
-        try:
-            second = find_inputs(original, other_than=plan, max_attempts=SECOND_PLAN_ATTEMPTS)
-        except _Unverifiable:
-            second = None  # the original accepts one signature only
-        if second is not None:
-            plans.append(second)
-            more = _compare_on_sets(original, rewritten, second)
-            worst = max((w for w in (outcome.worst, more.worst) if w is not None), default=None)
-            outcome = _Outcome(
-                outcome.tried + more.tried, outcome.passed + more.passed, worst, more.failure
-            )
+    plans = find_plans(original)
+    measured = _measure(original, rewritten, plans[0])
+    comparer = _Comparer(original, rewritten, request)
+    for plan in plans:
+        comparer.on_plan(plan)
+    for label, init, call, empty in variants(plans[0], _defaults(original)):
+        comparer.on_variant(label, init, call, empty)
+    outcome = comparer.outcome()
     status, reason = "verified", ""
     try:
         if outcome.failure:
             raise _Failed(outcome.failure)
         if original.is_instance_method:
-            measured.notes.extend(_check_mutations(original, rewritten, plan))
+            measured.notes.extend(_check_mutations(original, rewritten, plans[0]))
         if request.require_fewer_eqns:
             _require_fewer_eqns(measured)
-        reason = _summary(original, plans, outcome.worst, measured)
+        reason = _summary(original, plans, comparer, measured)
     except _Failed as exc:
         status, reason = "failed", str(exc)
     return VerifyResult(
@@ -227,15 +223,13 @@ def _call(target: Target, init: Binding | None, call: Binding, set_index: int) -
     return _bind(target, init, set_index)(*args, **kwargs)
 
 
-def find_inputs(
-    original: Target, *, other_than: InputPlan | None = None, max_attempts: int | None = None
-) -> InputPlan:
-    """Search argument kinds until the original runs on MIN_INPUT_SETS input sets.
+def find_plans(original: Target, *, max_attempts: int = MAX_ATTEMPTS) -> list[InputPlan]:
+    """Input signatures the original accepts, each with MIN_INPUT_SETS input sets.
 
-    With `other_than`, look for a second signature (other shapes or kinds) the original accepts:
-    a rewrite must hold for more than one input shape (a row loop over a 1-D and a 2-D array).
+    The first is the simplest the ladder finds; up to MAX_SIGNATURES more differ from it in the
+    rank or kind of some argument (a row loop over `float32[7]` and `float32[7,3]`; `w` a
+    vector and a matrix beside `X: float32[7,3]`), so a rewrite must hold for all of them.
     """
-    limit = max_attempts if max_attempts is not None else MAX_ATTEMPTS
     dims = DimTable()
     try:
         callable_ = original.function or getattr(original.cls, original.method or "", None)
@@ -249,7 +243,10 @@ def find_inputs(
     except (TypeError, ValueError) as exc:
         raise _Unverifiable(f"cannot read the signature of {original.qualname}: {exc}") from exc
 
+    plans: list[InputPlan] = []
+    profiles: set[tuple[Any, ...]] = set()
     attempts = 0
+    plans_budget = max_attempts
     last_error = ""
     for init in init_bindings:
         if init is not None:
@@ -261,29 +258,89 @@ def find_inputs(
                 last_error = f"{constructor}: {describe_exception(exc)}"
                 continue
         for call in candidate_bindings(call_params, _CALL_SALT, MAX_CALL_BINDINGS):
-            if attempts >= limit:
+            if attempts >= max_attempts or (plans and attempts >= plans_budget):
                 break
-            if other_than is not None and (
-                call.describe() == other_than.call.describe() or not call.array_shapes_agree()
-            ):
-                continue  # a second signature: other shapes, but consistent between arrays
-            accepted: list[tuple[int, Any]] = []
+            profile = (init.profile() if init else (), call.profile())
+            if profile in profiles:
+                continue
+            accepted: list[tuple[int, Run]] = []
             for set_index in range(MAX_INPUT_SETS):
                 attempts += 1
                 try:
-                    accepted.append((set_index, _call(original, init, call, set_index)))
+                    accepted.append((set_index, _run(original, init, call, set_index)))
                 except _SAFE_ERRORS as exc:
                     if set_index == 0:
                         last_error = f"({call.describe()}): {describe_exception(exc)}"
                         break
                 if len(accepted) == MIN_INPUT_SETS:
-                    indices, outputs = zip(*accepted, strict=True)
-                    return InputPlan(init, call, indices, outputs)
+                    indices, runs = zip(*accepted, strict=True)
+                    plans.append(InputPlan(init, call, indices, runs))
+                    profiles.add(profile)
+                    if len(plans) == 1:
+                        plans_budget = attempts + SIGNATURE_ATTEMPTS
+                    break
+            if len(plans) > MAX_SIGNATURES:
+                return plans
+        if plans:
+            return plans  # one constructor signature is enough: methods vary by their calls
     params = ", ".join(p.name for p in call_params)
     detail = f"; last error {last_error}" if last_error else ""
     raise _Unverifiable(
         f"no example inputs found for {original.qualname}({params}) after {attempts} tries{detail}"
     )
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one call did: its output and what it printed."""
+
+    output: Any
+    printed: str
+
+
+def _run(
+    target: Target, init: Binding | None, call: Binding, set_index: int, *, reference: bool = True
+) -> Run:
+    """Call the target on an input set, capturing its prints.
+
+    The reference (the original) gives its output as it runs, and when it prints, its text as
+    printed under `jax.disable_jit()`, where prints show values; `jax.debug.print` output of a
+    rewrite is flushed before the capture ends.
+    """
+    output, printed = _captured(target, init, call, set_index, staged=True)
+    if reference and printed:
+        with contextlib.suppress(*_SAFE_ERRORS):  # a lax.cond may take a branch jit would not
+            printed = _captured(target, init, call, set_index, staged=False)[1]
+    return Run(output, printed)
+
+
+def _captured(
+    target: Target, init: Binding | None, call: Binding, set_index: int, staged: bool
+) -> tuple[Any, str]:
+    buffer = io.StringIO()
+    staging = contextlib.nullcontext() if staged else jax.disable_jit()
+    with contextlib.redirect_stdout(buffer), staging:
+        output = _call(target, init, call, set_index)
+        jax.block_until_ready(output)
+        jax.effects_barrier()
+    return output, buffer.getvalue()
+
+
+def _defaults(target: Target) -> dict[str, Any]:
+    """Defaulted parameter → the values to try: its default's opposite and call-site literals."""
+    function = target.function or getattr(target.cls, target.method or "", None)
+    name = target.qualname.rsplit(".", 1)[-1]
+    from_calls = call_site_values(function, name, skip_first=target.cls is not None)
+    tried: dict[str, Any] = {}
+    for param in _signature(target).parameters.values():
+        if param.default is param.empty:
+            continue
+        values = [v for v in from_calls.get(param.name, []) if v != param.default]
+        if isinstance(param.default, bool) and (not param.default) not in values:
+            values.append(not param.default)
+        if values:
+            tried[param.name] = values
+    return tried
 
 
 def _traceable(
@@ -357,25 +414,137 @@ class _Outcome:
     failure: str | None
 
 
-def _compare_on_sets(original: Target, rewritten: Target, plan: InputPlan) -> _Outcome:
-    """Run the rewritten function on every input set, stopping at the first difference."""
-    worst: float | None = None
-    passed = 0
-    for set_index, expected in zip(plan.set_indices, plan.expected, strict=True):
-        where = f"on input set {set_index} of {describe_inputs(original, plan)}"
+class _Comparer:
+    """Runs the rewrite beside the original on each input set, stopping at the first difference.
+
+    A rewrite passes an input set when its output has the original's tree, shapes, dtypes and
+    values and it prints the same text; where the original raises (on a varied input), the
+    rewrite must raise too. On an empty axis the original often raises (`jnp.stack([])`) or
+    returns a degenerate `jnp.array([])`: there only the original's non-empty results must
+    match, and a carry may come back broadcast to its row shape.
+    """
+
+    def __init__(self, original: Target, rewritten: Target, request: VerifyRequest) -> None:
+        self.original = original
+        self.rewritten = rewritten
+        self.request = request
+        self.tried = 0
+        self.passed = 0
+        self.worst: float | None = None
+        self.failure: str | None = None
+        self.varied: list[str] = []  # variants both accepted
+        self.rejected: list[str] = []  # variants the original (and the rewrite) reject
+        self._jitted_original: Target | None | bool = False
+
+    def outcome(self) -> _Outcome:
+        return _Outcome(self.tried, self.passed, self.worst, self.failure)
+
+    def on_plan(self, plan: InputPlan) -> None:
+        for set_index, expected in zip(plan.set_indices, plan.expected, strict=True):
+            where = f"on input set {set_index} of {describe_inputs(self.original, plan)}"
+            if not self._agrees(plan.init, plan.call, set_index, expected, where, empty=False):
+                return
+
+    def on_variant(self, label: str, init: Binding | None, call: Binding, empty: bool) -> None:
+        if self.failure:
+            return
+        where = f"on {label} ({describe_call(self.original, init, call)})"
+        loose = label.endswith("float16 data")
         try:
-            actual = _call(rewritten, plan.init, plan.call, set_index)
-            jax.block_until_ready(actual)
+            expected = _run(self.original, init, call, 0)
         except _SAFE_ERRORS as exc:
-            failure = f"rewritten {rewritten.qualname} raised {describe_exception(exc)} {where}"
-            return _Outcome(passed + 1, passed, worst, failure)
-        comparison = compare_outputs(expected, actual)
+            if empty:
+                return  # nothing to compare: a rewrite may run where an empty loop fails
+            self.tried += 1
+            try:
+                _run(self.rewritten, init, call, 0, reference=False)
+            except _SAFE_ERRORS:
+                self.passed += 1
+                self.rejected.append(label)
+                return
+            self.failure = (
+                f"the original raises {describe_exception(exc)} {where} but the rewrite returns"
+            )
+            return
+        if self._agrees(init, call, 0, expected, where, empty=empty, loose=loose):
+            self.varied.append(label)
+
+    def _agrees(
+        self,
+        init: Binding | None,
+        call: Binding,
+        set_index: int,
+        expected: Run,
+        where: str,
+        empty: bool,
+        loose: bool = False,
+    ) -> bool:
+        if self.failure:
+            return False
+        self.tried += 1
+        try:
+            actual = _run(self.rewritten, init, call, set_index, reference=False)
+        except _SAFE_ERRORS as exc:
+            self.failure = (
+                f"rewritten {self.rewritten.qualname} raised {describe_exception(exc)} {where}"
+            )
+            return False
+        comparison = compare_outputs(expected.output, actual.output, zero_trip=empty, loose=loose)
         if comparison.max_abs_diff is not None:
-            worst = max(worst or 0.0, comparison.max_abs_diff)
+            self.worst = max(self.worst or 0.0, comparison.max_abs_diff)
         if not comparison.same:
-            return _Outcome(passed + 1, passed, worst, f"{comparison.detail} {where}")
-        passed += 1
-    return _Outcome(passed, passed, worst, None)
+            self.failure = f"{comparison.detail} {where}"
+            return False
+        if not same_text(expected.printed, actual.printed, loose) and not self._prints_as_jitted(
+            init, call, set_index, actual.printed, loose
+        ):
+            self.failure = (
+                f"printed text differs {where}: {_excerpt(expected.printed)} from the original, "
+                f"{_excerpt(actual.printed)} from the rewrite"
+            )
+            return False
+        self.passed += 1
+        return True
+
+    def _prints_as_jitted(
+        self, init: Binding | None, call: Binding, set_index: int, printed: str, loose: bool
+    ) -> bool:
+        """Does the original *as written* (jitted) print the same? Then the rewrite kept it.
+
+        Trace-time prints elsewhere in a rewritten function (a static marker) print once per
+        trace in both; only the print rewrite itself must print what the unstaged original does.
+        """
+        if self.request.fix_code == "JAX201":
+            return False
+        if self._jitted_original is False:
+            self._jitted_original = _load_jitted_original(self.request)
+        if not isinstance(self._jitted_original, Target):
+            return False
+        try:
+            run = _run(self._jitted_original, init, call, set_index, reference=False)
+        except _SAFE_ERRORS:
+            return False
+        return same_text(run.printed, printed, loose)
+
+
+def _load_jitted_original(request: VerifyRequest) -> Target | None:
+    tag = "".join(c if c.isalnum() else "_" for c in request.request_id)
+    try:
+        module = build_module(
+            request.original_source,
+            request.path,
+            request.target,
+            strip_staging=False,
+            module_name=f"_jaxlint_verify_{tag}_jit",
+        )
+        return resolve_target(module, request.target)
+    except NamespaceError:
+        return None
+
+
+def _excerpt(text: str, limit: int = 80) -> str:
+    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    return repr(text)
 
 
 def _check_mutations(original: Target, rewritten: Target, plan: InputPlan) -> list[str]:
@@ -399,8 +568,11 @@ def _check_mutations(original: Target, rewritten: Target, plan: InputPlan) -> li
         changed = _mutated(value)
         if changed is None:
             continue
-        setattr(old_self, name, changed)
-        setattr(new_self, name, changed)
+        try:
+            setattr(old_self, name, changed)
+            setattr(new_self, name, changed)
+        except _SAFE_ERRORS:  # a frozen dataclass or a read-only property: nothing to change
+            continue
         try:
             expected = old_method(*args, **kwargs)
         except _SAFE_ERRORS:
@@ -443,20 +615,28 @@ def _mutated(value: Any) -> Any:
 
 def describe_inputs(target: Target, plan: InputPlan) -> str:
     """`Cls(scale: float).apply(x: float32[7])` or `f(x: float32[7])`."""
-    if plan.init is None:
-        return f"{target.qualname}({plan.call.describe()})"
+    return describe_call(target, plan.init, plan.call)
+
+
+def describe_call(target: Target, init: Binding | None, call: Binding) -> str:
+    """`f(x: float32[7])`, with the constructor's arguments for a method."""
+    if init is None:
+        return f"{target.qualname}({call.describe()})"
     owner, method = target.qualname.rsplit(".", 1)
-    return f"{owner}({plan.init.describe()}).{method}({plan.call.describe()})"
+    return f"{owner}({init.describe()}).{method}({call.describe()})"
 
 
 def _summary(
-    original: Target, plans: list[InputPlan], worst: float | None, measured: _Measurements
+    original: Target, plans: list[InputPlan], comparer: _Comparer, measured: _Measurements
 ) -> str:
-    sets = sum(len(plan.set_indices) for plan in plans)
     signatures = " and ".join(describe_inputs(original, plan) for plan in plans)
-    parts = [f"outputs match on {sets} input sets of {signatures}"]
-    if worst is not None:
-        parts[0] += f", max |Δ| {worst:.3g}"
+    parts = [f"outputs and prints match on {comparer.passed} input sets: {signatures}"]
+    if comparer.varied:
+        parts[0] += f", varied by {', '.join(comparer.varied)}"
+    if comparer.rejected:
+        parts[0] += f" (both raise on {', '.join(comparer.rejected)})"
+    if comparer.worst is not None:
+        parts[0] += f", max |Δ| {comparer.worst:.3g}"
     if measured.eqns_before is not None and measured.eqns_after is not None:
         parts.append(
             f"eqns {measured.eqns_before} → {measured.eqns_after} "

@@ -8,7 +8,7 @@ import itertools
 import linecache
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import jax
@@ -17,7 +17,7 @@ import numpy as np
 
 from jaxlint.verify.namespace import last_name
 
-Kind = Literal["array", "float", "int", "bool", "key", "dict"]
+Kind = Literal["array", "float", "int", "bool", "key", "dict", "value"]
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,7 @@ class ArgKind:
     shape: tuple[int, ...] = ()
     dtype: str = "float32"
     keys: tuple[str, ...] = ()  # a dict of arrays with these keys (`batch["x"]` in the body)
+    value: Any = None  # kind "value": this Python value (a default or a call site's literal)
 
     def describe(self) -> str:
         """Short text like `float32[5,3]`, `float` or `{x, y: float32[7]}`."""
@@ -35,10 +36,26 @@ class ArgKind:
             return f"{self.dtype}[{','.join(map(str, self.shape))}]"
         if self.kind == "dict":
             return f"{{{', '.join(self.keys)}: {self.dtype}[{','.join(map(str, self.shape))}]}}"
+        if self.kind == "value":
+            return repr(self.value)
         return self.kind
+
+    def resized(self, old: int, new: int) -> ArgKind:
+        """The same kind with every axis of size `old` made `new` (named dims stay consistent)."""
+        if self.kind not in ("array", "dict") or old not in self.shape:
+            return self
+        return replace(self, shape=tuple(new if d == old else d for d in self.shape))
+
+    def retyped(self, dtype: str) -> ArgKind:
+        """The same kind with float32 data made `dtype`."""
+        if self.kind not in ("array", "dict") or self.dtype != "float32":
+            return self
+        return replace(self, dtype=dtype)
 
     def make(self, set_index: int, seed: int) -> Any:
         """The argument value for an input set: the same every run."""
+        if self.kind == "value":
+            return self.value
         if self.kind == "float":
             return _FLOATS[set_index % len(_FLOATS)]
         if self.kind == "int":
@@ -73,9 +90,14 @@ def _array(*shape: int) -> ArgKind:
 
 
 FLOAT, INT, BOOL, KEY = ArgKind("float"), ArgKind("int"), ArgKind("bool"), ArgKind("key")
-ARRAY_LADDER = (_array(7), _array(5, 3), _array(4), _array(3, 3))
+# Axis sizes are named dims, n = 7, d = 3, k = 4, the same in every parameter: `X[i] @ w - y[i]`
+# finds X: (n, d), y: (n,), w: (d,) as well as the square w: (d, d).
+ARRAY_LADDER = (_array(7), _array(7, 3), _array(3), _array(3, 3), _array(7, 3, 4), _array(4))
 CALL_LADDER = ARRAY_LADDER + (FLOAT, INT, BOOL)
 INIT_LADDER = (FLOAT, _array(7), INT, BOOL, _array(3), _array(3, 3))
+# Data types tried on top of float32 where the original accepts them.
+VARIANT_DTYPES = ("int32", "bool", "bfloat16", "float16", "complex64")
+LONG_AXIS = 19
 _KEY_NAMES = frozenset({"key", "rng", "prng", "prng_key", "rng_key", "subkey"})
 
 _ARRAY_TYPES = frozenset({"Array", "ndarray", "ArrayLike", "array", "asarray", "Tensor"})
@@ -146,16 +168,58 @@ class Binding:
             if kind is None:
                 continue
             value = kind.make(set_index, 1000 * set_index + 37 * position + self.salt)
-            if param.keyword:
+            if param.keyword or kind.kind == "value":  # earlier defaults may be left out
                 kwargs[param.name] = value
             else:
                 args.append(value)
         return tuple(args), kwargs
 
-    def array_shapes_agree(self) -> bool:
-        """All array arguments share one shape, as functions of several arrays usually expect."""
-        arrays = {k.describe() for k in self.kinds if k is not None and "[" in k.describe()}
-        return len(arrays) <= 1
+    def sizes(self) -> list[int]:
+        """The distinct axis sizes of the array arguments, in order of appearance."""
+        found: list[int] = []
+        for kind in self.kinds:
+            if kind is not None and kind.kind in ("array", "dict"):
+                found.extend(d for d in kind.shape if d not in found)
+        return found
+
+    def leading_sizes(self) -> set[int]:
+        """Sizes of the first axis of array arguments (the axes loops run over)."""
+        return {
+            k.shape[0]
+            for k in self.kinds
+            if k is not None and k.kind in ("array", "dict") and k.shape
+        }
+
+    def has_float32_data(self) -> bool:
+        """Does any array argument hold float32 data (so dtype variants change something)?"""
+        return any(k is not None and k.retyped("int32") != k for k in self.kinds)
+
+    def resized(self, old: int, new: int) -> Binding:
+        """Every axis of size `old` made `new`, in every array argument."""
+        kinds = tuple(k.resized(old, new) if k else None for k in self.kinds)
+        return replace(self, kinds=kinds)
+
+    def retyped(self, dtype: str) -> Binding:
+        """Float32 data made `dtype` in every array argument."""
+        return replace(self, kinds=tuple(k.retyped(dtype) if k else None for k in self.kinds))
+
+    def with_value(self, name: str, value: Any) -> Binding:
+        """Parameter `name` (one left at its default) given `value` explicitly."""
+        kinds = tuple(
+            ArgKind("value", value=value) if p.name == name else k
+            for p, k in zip(self.params, self.kinds, strict=True)
+        )
+        return replace(self, kinds=kinds)
+
+    def profile(self) -> tuple[tuple[str, int, str], ...]:
+        """Kind, rank and dtype per argument: signatures with another profile are worth trying."""
+        return tuple(
+            (k.kind, len(k.shape), k.dtype) if k else ("default", 0, "") for k in self.kinds
+        )
+
+    def defaulted(self) -> list[str]:
+        """Parameters left at their defaults."""
+        return [p.name for p, k in zip(self.params, self.kinds, strict=True) if k is None]
 
     def describe(self) -> str:
         """`x: float32[7], n: int` for messages."""
@@ -219,6 +283,39 @@ def subscript_keys(function: object) -> dict[str, tuple[str, ...]]:
             if node.slice.value not in keys:
                 keys.append(node.slice.value)
     return {name: tuple(keys) for name, keys in found.items()}
+
+
+def call_site_values(function: object, name: str, skip_first: bool) -> dict[str, list[Any]]:
+    """Parameter → the literal values its module's calls of `name(...)` pass for it.
+
+    Static flags and modes (`normalize=True`, `mode="mean"`) are varied over these, so both
+    branches a caller can take are verified. `skip_first` drops `self` for methods.
+    """
+    try:
+        names = list(inspect.signature(function).parameters)  # type: ignore[arg-type]
+        code = function.__code__  # type: ignore[attr-defined]
+        tree = ast.parse("".join(linecache.getlines(code.co_filename)))
+    except (AttributeError, TypeError, SyntaxError, ValueError):
+        return {}
+    if skip_first:
+        names = names[1:]
+    found: dict[str, list[Any]] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and last_name(node.func) == name):
+            continue
+        pairs = list(zip(names, node.args, strict=False))
+        pairs += [(k.arg, k.value) for k in node.keywords if k.arg in names]
+        for param, argument in pairs:
+            if isinstance(argument, ast.Starred):
+                break
+            try:
+                value = ast.literal_eval(argument)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
+            values = found.setdefault(param, [])
+            if value not in values:
+                values.append(value)
+    return found
 
 
 def annotation_text(annotation: object) -> str | None:
@@ -313,3 +410,41 @@ def candidate_bindings(params: tuple[Param, ...], salt: int, limit: int) -> Iter
     for ranks in ranked[:limit]:
         kinds = tuple(c[r] for c, r in zip(choices, ranks, strict=True))
         yield Binding(params, kinds, salt)
+
+
+MAX_VARIANTS = 16
+
+
+def variants(
+    plan: Any, defaults: dict[str, list[Any]]
+) -> Iterator[tuple[str, Binding | None, Binding, bool]]:
+    """Variations of an accepted signature: (label, init, call, has an empty axis).
+
+    Every axis size made 1 and long, loop axes (leading ones) made empty; float32 data made
+    each of VARIANT_DTYPES; each defaulted parameter given the other values callers pass.
+    """
+    init, call = plan.init, plan.call
+    both = [b for b in (init, call) if b is not None]
+    sizes = list(dict.fromkeys(d for b in both for d in b.sizes()))
+    leading = set().union(*(b.leading_sizes() for b in both))
+
+    def vary(transform: Any) -> tuple[Binding | None, Binding]:
+        return (transform(init) if init is not None else None), transform(call)
+
+    found: list[tuple[str, Binding | None, Binding, bool]] = []
+    for size in sizes:
+        for new in (0, 1, LONG_AXIS):
+            if new == size or (new == 0 and size not in leading):
+                continue
+            varied = vary(lambda b, size=size, new=new: b.resized(size, new))
+            found.append((f"axis {size}→{new}", *varied, new == 0))
+    if any(b.has_float32_data() for b in both):
+        for dtype in VARIANT_DTYPES:
+            found.append((f"{dtype} data", *vary(lambda b, dtype=dtype: b.retyped(dtype)), False))
+    for name, values in defaults.items():
+        if name not in call.defaulted():
+            continue
+        for value in values:
+            with_value = call.with_value(name, value)
+            found.append((f"{name}={value!r}", init, with_value, False))
+    yield from found[:MAX_VARIANTS]
