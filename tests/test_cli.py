@@ -677,7 +677,7 @@ def test_e2e_fix_rewrites_a_print_after_verifying_it_with_jax(tmp_path: Path) ->
     assert done.returncode == 0, done.stdout + done.stderr
     fixed = source.replace('print("x is", x)', 'jax.debug.print("x is {x}", x=x)')
     assert path.read_text() == fixed
-    assert "verified: 6/6 inputs" in done.stdout  # 3 input sets of two signatures
+    assert "verified on 20 input sets" in done.stdout  # several signatures, then variants
     again = jaxlint(tmp_path, "check", "--fix", "m.py")
     assert again.returncode == 0
     assert path.read_text() == fixed

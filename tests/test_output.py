@@ -85,8 +85,8 @@ def test_text_verification_line() -> None:
     fix = Fix("verified", "scan", applied=True, verification=VERIFIED)
     assert format_text([diag("JAX101", 9, 5, fix=fix, message="loop")]) == (
         "pkg/model.py:9:5: JAX101 [warning] loop (fix: verified, applied)\n"
-        "    verified: 3/3 inputs, max |Δ| 0.0, jaxpr eqns 301 → 1 (total 301 → 2),"
-        " compile 1.58 s → 0.04 s\n"
+        "    verified on 3 input sets (max |Δ| 0.0, jaxpr eqns 301 → 1 (total 301 → 2),"
+        " compile 1.58 s → 0.04 s)\n"
     )
 
 
@@ -94,8 +94,8 @@ def test_text_verification_line() -> None:
     "verification, expected",
     [
         ({}, "verified"),
-        ({"inputs_tried": 3, "inputs_passed": 1}, "verified: 1/3 inputs"),
-        ({"inputs_tried": 2}, "verified: 2 inputs tried"),
+        ({"inputs_tried": 3, "inputs_passed": 1}, "verified on 1 input set"),
+        ({"inputs_tried": 2}, "verified (2 input sets tried)"),
         (
             {
                 "status": "unverifiable",
@@ -105,9 +105,9 @@ def test_text_verification_line() -> None:
             },
             "not verified: no inputs",
         ),
-        ({"max_abs_diff": 1.1920929e-07}, "verified: max |Δ| 1.19e-07"),
-        ({"eqns_before": 30, "eqns_after": 3}, "verified: jaxpr eqns 30 → 3"),
-        ({"compile_s_before": 2.0, "compile_s_after": None}, "verified: compile 2.00 s → ?"),
+        ({"max_abs_diff": 1.1920929e-07}, "verified (max |Δ| 1.19e-07)"),
+        ({"eqns_before": 30, "eqns_after": 3}, "verified (jaxpr eqns 30 → 3)"),
+        ({"compile_s_before": 2.0, "compile_s_after": None}, "verified (compile 2.00 s → ?)"),
         (
             {
                 "status": "failed",
@@ -116,7 +116,7 @@ def test_text_verification_line() -> None:
                 "max_abs_diff": 0.5,
                 "reason": "outputs differ",
             },
-            "verification failed: 2/3 inputs, max |Δ| 0.5, outputs differ",
+            "verification failed: 2/3 input sets passed, max |Δ| 0.5, outputs differ",
         ),
         (
             {"status": "skipped", "reason": "no inputs found"},
@@ -129,7 +129,7 @@ def test_text_verification_line() -> None:
         ),
         (
             {"status": "passed", "inputs_tried": 3, "inputs_passed": 3, "reason": "all match"},
-            "verified: 3/3 inputs",
+            "verified on 3 input sets",
         ),
     ],
 )

@@ -1,75 +1,140 @@
-"""JAX201's rewrite: `print(a, f"x={x:.3f}")` → `jax.debug.print("{} x={x:.3f}", a, x=x)`."""
+"""JAX201's rewrite: `print("loss %.3f" % loss, x)` → `jax.debug.print("loss {:.3f} {x!s}", ...)`.
+
+The rewrite, jitted, prints the text the original prints under `jax.disable_jit()`, or it is
+refused. What makes that exact (measured on jax 0.10.2, tests/test_print_rewrite.py):
+
+- jax.debug.print hands its callback `jax.Array`s and formats them with `str.format`, so a field
+  behaves as `format(array, spec)`. For a 0-d float array `format(a, "")` is `0.10000000149011612`
+  while `print(a)` shows `str(a)`, `0.1`: a value print or `%s` turns into text is a `{!s}` field.
+- `"%.3f" % a` and `"{:.3f}".format(a)` agree on every 0-d float, int and bool array; `%d` does
+  not (`{:d}` rejects floats, `%d` truncates them), nor do `%x`/`%o`/`%c`: those are refused.
+- Text made at trace time from a traced value (`str(x)`, `"%s" % x`, `f"{x}"`, `"{}".format(x)`,
+  `format(x, ".3f")`, `"a" + str(x)`) is the tracer's text: it becomes fields or is refused.
+- Static values are concrete at trace time, so their text is made there (`str(x.shape)`), exactly
+  as print makes it; passed as values, jax.debug.print would print a shape tuple as arrays.
+- jax.debug.print looks only at the template's first literal chunk to decide whether it has
+  fields: a template starting with an escaped brace is printed unformatted. Such leading text is
+  passed as a string argument instead.
+"""
 
 from __future__ import annotations
 
 import ast
+import re
+import string
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import libcst as cst
 
 from jaxlint.fixes.edits import Edit, ImportSpec, Refusal
 
+STATIC_ONLY = (
+    "prints only static values: runs once per trace; left as is "
+    "(use jax.debug.print to print on every call)"
+)
+# jax.debug.print's own keyword parameters: a value of that name is passed positionally.
+DEBUG_PRINT_PARAMETERS = frozenset(
+    {"fmt", "ordered", "partitioned", "skip_format_check", "_use_logging"}
+)
+# `%[(key)][flags][width][.precision][length]type`, as printf-style formatting reads it.
+PERCENT_SPEC = re.compile(
+    r"%(?:\((?P<key>[^)]*)\))?(?P<flags>[-+ #0]*)(?P<width>\*|\d+)?"
+    r"(?:\.(?P<precision>\*|\d*))?(?P<length>[hlL])?(?P<type>.?)",
+    re.DOTALL,
+)
+FLOAT_TYPES = frozenset("eEfFgG")
+Builtin = Callable[[cst.BaseExpression], "str | None"]
+TEXT_CONVERSIONS = {"str": "s", "repr": "r", "ascii": "a"}
+
+
+@dataclass(frozen=True)
+class ValueQueries:
+    """What the rewrite asks the value analysis about an expression of the print."""
+
+    traced: Callable[[cst.BaseExpression], bool]  # holds a tracer
+    array: Callable[[cst.BaseExpression], bool]  # a traced array (not a tuple or other pytree)
+    mentions_traced: Callable[[cst.BaseExpression], bool]  # its value or text may come from one
+    builtin: Builtin  # `str` when the callee is builtins.str
+    text: Callable[[cst.BaseExpression], bool]  # may hold a str built in the function from values
+
+
+@dataclass(frozen=True)
+class _Text:
+    """Literal text of the printed line."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class _Value:
+    """One value's text: `format(conversion(expression), spec)`, or printf-style `%percent`."""
+
+    expression: cst.BaseExpression
+    conversion: str = "s"  # "" (as in `f"{x}"`: format semantics), "s", "r" or "a"
+    spec: str = ""
+    percent: str | None = None  # a static value's printf spec (`"%d"`): made exactly so
+
+
+_Piece = _Text | _Value
+
 
 def debug_print_edit(
-    call: cst.Call, verify_target: str | None, is_traced: Callable[[cst.BaseExpression], bool]
+    call: cst.Call, verify_target: str | None, values: ValueQueries, *, ordered: bool = False
 ) -> Edit | Refusal:
     """The edit turning a builtin print call into jax.debug.print, or why it cannot.
 
-    Traced values become format fields; static values (`x.shape`, a Python int) are turned into
-    strings at trace time (`str(x.shape)`), as jax.debug.print would otherwise print them as
-    arrays.
+    `ordered` adds `ordered=True`: without it XLA may run two debug prints of one program in
+    either order (measured: "after" printed before "before").
     """
     separator = " "
-    positional: list[cst.Arg] = []
+    ending = ""  # what `end=` prints before the newline jax.debug.print always ends with
+    positional: list[cst.BaseExpression] = []
     for argument in call.args:
         if argument.star:
-            return Refusal("print(*args) cannot be turned into a format string")
+            return Refusal(f"print({argument.star}...) cannot be turned into a format string")
         if argument.keyword is None:
-            positional.append(argument)
+            positional.append(argument.value)
             continue
         name = argument.keyword.value
         literal = _string_value(argument.value)
-        if name == "sep" and literal is not None:
-            separator = literal
-        elif name == "end" and literal == "\n" or name == "flush":
+        none = _is_none(argument.value)
+        if name == "sep" and (literal is not None or none):
+            separator = " " if none else literal  # type: ignore[assignment]
+        elif name == "end" and (none or literal is not None and literal.endswith("\n")):
+            ending = "" if none else literal[:-1]  # type: ignore[index]
+        elif name == "flush" or name == "file" and none:
             continue
+        elif name == "end":
+            return Refusal("print(..., end=...) without a newline: jax.debug.print always ends one")
+        elif name == "sep":
+            return Refusal("print(..., sep=...) with a separator that is not a string literal")
         else:
             return Refusal(f"print(..., {name}=...) has no jax.debug.print equivalent")
 
-    template: list[str] = []
-    call_args: list[cst.Arg] = []
-    keywords: dict[str, cst.Arg] = {}
-    for number, argument in enumerate(positional):
+    pieces: list[_Piece] = []
+    for number, value in enumerate(positional):
         if number:
-            template.append(_escape(separator))
-        value = argument.value
-        literal = _string_value(value)
-        if literal is not None:
-            template.append(_escape(literal))
-        elif isinstance(value, cst.FormattedString):
-            pieces = _fstring_template(value, call_args, keywords, is_traced)
-            if isinstance(pieces, Refusal):
-                return pieces
-            template.append(pieces)
-        elif not is_traced(value):
-            template.append("{}")
-            call_args.append(cst.Arg(value=_static_text(value, "", "")))
-        elif isinstance(value, cst.Name):
-            template.append(f"{{{value.value}}}")
-            keywords.setdefault(value.value, _keyword(value.value))
-        else:
-            template.append("{}")
-            call_args.append(cst.Arg(value=value))
+            pieces.append(_Text(separator))
+        found = _pieces(value, values)
+        if isinstance(found, Refusal):
+            return found
+        pieces.extend(found)
+    if ending:
+        pieces.append(_Text(ending))
+    if not any(isinstance(p, _Value) and values.traced(p.expression) for p in pieces):
+        return Refusal(STATIC_ONLY)
+    arguments = _render(pieces, values)
+    if isinstance(arguments, Refusal):
+        return arguments
+    if ordered:
+        arguments.append(_keyword("ordered", cst.Name("True")))
     replacement = cst.Call(
         func=cst.Attribute(
             value=cst.Attribute(value=cst.Name("jax"), attr=cst.Name("debug")),
             attr=cst.Name("print"),
         ),
-        args=[
-            cst.Arg(value=cst.SimpleString(_quote("".join(template)))),
-            *call_args,
-            *keywords.values(),
-        ],
+        args=arguments,
     )
     return Edit(
         replacements={call: replacement},
@@ -79,65 +144,405 @@ def debug_print_edit(
     )
 
 
-def _fstring_template(
-    value: cst.FormattedString,
-    call_args: list[cst.Arg],
-    keywords: dict[str, cst.Arg],
-    is_traced: Callable[[cst.BaseExpression], bool],
-) -> str | Refusal:
+# -- what the printed text is made of ------------------------------------------------------------
+
+
+def _pieces(value: cst.BaseExpression, values: ValueQueries) -> list[_Piece] | Refusal:
+    """The text `str(value)` is, split into literal text and values (fields or static text)."""
+    literal = _string_value(value)
+    if literal is not None:
+        return [_Text(literal)]
+    static = not values.mentions_traced(value)
+    found = _text_pieces(value, values)
+    if found is not None and not (static and isinstance(found, Refusal)):
+        return found
+    if static or values.traced(value):
+        return [_Value(value)]
+    return _formats_tracer(value)
+
+
+def _text_pieces(value: cst.BaseExpression, values: ValueQueries) -> list[_Piece] | Refusal | None:
+    """The pieces of text built at trace time (`"a %s" % x`, `f"{x}"`, `str(x)`...), else None."""
+    if isinstance(value, cst.FormattedString):
+        return _fstring_pieces(value, values)
+    if isinstance(value, cst.ConcatenatedString):  # `"loss " f"{loss:.3f}"`
+        left = _pieces(value.left, values)
+        if isinstance(left, Refusal):
+            return left
+        right = _pieces(value.right, values)
+        return right if isinstance(right, Refusal) else left + right
+    if isinstance(value, cst.BinaryOperation):
+        if isinstance(value.operator, cst.Add) and makes_text(value, values.builtin):
+            if not (_is_text(value.left, values.builtin) and _is_text(value.right, values.builtin)):
+                return _formats_tracer(value)  # `str(x) + n`: is `n` a str? (else a TypeError)
+            left = _pieces(value.left, values)
+            if isinstance(left, Refusal):
+                return left
+            right = _pieces(value.right, values)
+            if isinstance(right, Refusal):
+                return right
+            return left + right
+        template = _string_value(value.left)
+        if isinstance(value.operator, cst.Modulo) and template is not None:
+            return _percent_pieces(template, value.right, values)
+    if isinstance(value, cst.Call) and makes_text(value, values.builtin):
+        return _call_pieces(value, values)
+    return None
+
+
+def _call_pieces(call: cst.Call, values: ValueQueries) -> list[_Piece] | Refusal:
+    """`str(x)`, `repr(x)`, `format(x, ".3f")` or `"... {} ...".format(x)` of a traced value."""
+    if any(a.star for a in call.args):
+        return _formats_tracer(call)
+    positional = [a.value for a in call.args if a.keyword is None]
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    name = values.builtin(call.func)
+    if name in TEXT_CONVERSIONS and len(positional) == 1 and not keywords:
+        (inner,) = positional
+        if values.traced(inner):
+            return [_Value(inner, TEXT_CONVERSIONS[name])]
+        if name == "str":  # str() of text is that text
+            return _pieces(inner, values)
+    if name == "format" and not keywords and len(positional) in (1, 2):
+        spec = _string_value(positional[1]) if len(positional) == 2 else ""
+        if spec is not None and values.traced(positional[0]):
+            if "{" in spec or "}" in spec:
+                return Refusal("a format spec with braces cannot be a jax.debug.print field")
+            return [_Value(positional[0], "", spec)]
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "format":
+        template = _string_value(func.value)  # makes_text: a literal
+        if template is not None:
+            return _format_method_pieces(template, positional, keywords, values)
+    return _formats_tracer(call)
+
+
+def _fstring_pieces(value: cst.FormattedString, values: ValueQueries) -> list[_Piece] | Refusal:
     prefix = value.prefix.lower().replace("f", "")
     if "b" in prefix:
         return Refusal("bytes f-strings cannot be printed by jax.debug.print")
     quote = value.start[len(value.prefix) :]
-    out = []
+    pieces: list[_Piece] = []
     for part in value.parts:
         if isinstance(part, cst.FormattedStringText):
-            # An f-string's text already escapes braces as `{{`/`}}`, as a format string must.
-            out.append(ast.literal_eval(f"{prefix}{quote}{part.value}{quote}"))
+            # An f-string's text escapes braces as `{{`/`}}`; what it prints has single ones.
+            text = ast.literal_eval(f"{prefix}{quote}{part.value}{quote}")
+            pieces.append(_Text(text.replace("{{", "{").replace("}}", "}")))
             continue
         spec = ""
         if part.format_spec:
             if any(not isinstance(p, cst.FormattedStringText) for p in part.format_spec):
                 return Refusal("nested expressions in an f-string format spec")
-            spec = ":" + "".join(p.value for p in part.format_spec)  # type: ignore[union-attr]
-        conversion = f"!{part.conversion}" if part.conversion else ""
+            spec = "".join(p.value for p in part.format_spec)  # type: ignore[union-attr]
+        conversion = part.conversion or ""
         if part.equal is not None:
-            return Refusal("self-documenting f-string fields (`{x=}`)")
-        expression = part.expression
-        if not is_traced(expression):
-            out.append("{}")
-            call_args.append(cst.Arg(value=_static_text(expression, part.conversion or "", spec)))
-        elif isinstance(expression, cst.Name):
-            out.append(f"{{{expression.value}{conversion}{spec}}}")
+            # `{loss = }` prints its own source text, then repr(loss) (format(loss, spec) when a
+            # spec is given and no conversion).
+            code = cst.Module([]).code_for_node(
+                part.with_changes(conversion=None, format_spec=None)
+            )
+            pieces.append(_Text(code[1:-1]))
+            conversion = conversion or ("" if spec else "r")
+        found = _field_pieces(part.expression, conversion, spec, values)
+        if isinstance(found, Refusal):
+            return found
+        pieces.extend(found)
+    return pieces
+
+
+def _format_method_pieces(
+    template: str,
+    positional: list[cst.BaseExpression],
+    keywords: dict[str, cst.BaseExpression],
+    values: ValueQueries,
+) -> list[_Piece] | Refusal:
+    """`"step {} loss {:.3f}".format(step, loss)`, field by field."""
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError:
+        return Refusal("the `.format` template does not parse")
+    pieces: list[_Piece] = []
+    automatic: int | None = None
+    manual = False
+    for text, field, spec, conversion in parsed:
+        if text:
+            pieces.append(_Text(text))
+        if field is None:
+            continue
+        if "{" in (spec or ""):
+            return Refusal("nested fields in a `.format` spec")
+        if "." in field or "[" in field:
+            return Refusal(f"`.format` field `{{{field}}}` reads an attribute or item")
+        if conversion not in (None, "s", "r", "a"):
+            return Refusal(f"`.format` conversion `!{conversion}` is not valid")
+        if field == "":
+            if manual:
+                return Refusal("`.format` mixes automatic and manual field numbering")
+            automatic = 0 if automatic is None else automatic + 1
+            field = str(automatic)
+        elif field.isdigit():
+            if automatic is not None:
+                return Refusal("`.format` mixes automatic and manual field numbering")
+            manual = True
+        if field.isdigit():
+            if int(field) >= len(positional):
+                return Refusal("`.format` has fewer arguments than fields")
+            argument = positional[int(field)]
+        elif field in keywords:
+            argument = keywords[field]
+        else:
+            return Refusal(f"`.format` has no argument `{field}`")
+        found = _field_pieces(argument, conversion or "", spec or "", values)
+        if isinstance(found, Refusal):
+            return found
+        pieces.extend(found)
+    return pieces
+
+
+def _percent_pieces(
+    template: str, right: cst.BaseExpression, values: ValueQueries
+) -> list[_Piece] | Refusal:
+    """`"loss %.3f after %d steps" % (loss, n)`: printf specs become format fields."""
+    if isinstance(right, (cst.Dict, cst.DictComp)):
+        return Refusal("`%` with a mapping (`%(name)s`) cannot be translated to a format string")
+    if isinstance(right, cst.Tuple):
+        if any(isinstance(e, cst.StarredElement) for e in right.elements):
+            return _formats_tracer(right)
+        arguments = [e.value for e in right.elements]
+    elif values.traced(right) and not values.array(right):
+        return Refusal("`%` of a traced value that may be a tuple: write the arguments as a tuple")
+    else:
+        arguments = [right]
+    pieces: list[_Piece] = []
+    position = 0
+    used = 0
+    for match in PERCENT_SPEC.finditer(template):
+        pieces.append(_Text(template[position : match.start()]))
+        position = match.end()
+        if match["type"] == "%":
+            if match.group(0) != "%%":
+                return Refusal(f"`{match.group(0)}` cannot be translated to a format spec")
+            pieces.append(_Text("%"))
+            continue
+        if match["key"] is not None or "*" in (match["width"] or "") + (match["precision"] or ""):
+            return Refusal("`%(name)s` and `*` widths cannot be translated to a format string")
+        if used >= len(arguments):
+            return Refusal("`%` template has more specs than arguments")
+        found = _percent_piece(match, arguments[used], values)
+        used += 1
+        if isinstance(found, Refusal):
+            return found
+        pieces.extend(found)
+    pieces.append(_Text(template[position:]))
+    if used != len(arguments):
+        return Refusal("`%` template has fewer specs than arguments")
+    return [p for p in pieces if not (isinstance(p, _Text) and not p.text)]
+
+
+def _percent_piece(
+    match: re.Match[str], argument: cst.BaseExpression, values: ValueQueries
+) -> list[_Piece] | Refusal:
+    spec = match.group(0)
+    if not values.mentions_traced(argument):
+        return [_Value(argument, percent=spec)]  # static: made by `%` itself, at trace time
+    kind, flags, width = match["type"], match["flags"], match["width"] or ""
+    precision = "" if match["precision"] is None else "." + (match["precision"] or "0")
+    if match["length"] or not kind:
+        return Refusal(f"`{spec}` cannot be translated to a format spec")
+    if not values.traced(argument):
+        if spec == "%s":
+            return _pieces(argument, values)
+        return _formats_tracer(argument)
+    if kind in TEXT_CONVERSIONS.values():
+        if set(flags) - {"-"}:
+            return Refusal(f"`{spec}`: flags other than `-` on text")
+        align = ("<" if "-" in flags else ">") if width else ""
+        return [_Value(argument, kind, f"{align}{width}{precision}")]
+    if kind in FLOAT_TYPES:
+        # `%` takes float(x), which rejects complex values; `=` alignment and zero padding are
+        # the spec forms that reject them too, and pad reals exactly as `%` does.
+        zero = "0" in flags and "-" not in flags
+        if width and not zero:
+            return Refusal(
+                f"`{spec}`: a width without the `0` flag has no format spec that pads the same "
+                "and rejects complex values as `%` does"
+            )
+        sign = "+" if "+" in flags else " " if " " in flags else ""
+        alternate = "#" if "#" in flags else ""
+        if zero:
+            return [_Value(argument, "", f"{sign}{alternate}0{width}{precision}{kind}")]
+        return [_Value(argument, "", f"={sign}{alternate}{precision}{kind}")]
+    if kind in "diu":
+        return Refusal(
+            f"`{spec}` of a traced value: `%d` truncates a float, `{{:d}}` rejects one, and the "
+            "dtype is not known here"
+        )
+    return Refusal(f"`{spec}` of a traced value has no exact format-string equivalent")
+
+
+def _field_pieces(
+    expression: cst.BaseExpression, conversion: str, spec: str, values: ValueQueries
+) -> list[_Piece] | Refusal:
+    """An f-string or `.format` field: `format(conversion(expression), spec)`."""
+    if "{" in spec or "}" in spec:
+        return Refusal("a format spec with braces cannot be a jax.debug.print field")
+    static = not values.mentions_traced(expression)
+    if conversion in ("", "s") and not spec:  # the field is the text itself
+        found = _text_pieces(expression, values)
+        if found is not None and not (static and isinstance(found, Refusal)):
+            return found
+    if static or values.traced(expression) and not makes_text(expression, values.builtin):
+        return [_Value(expression, conversion, spec)]
+    return _formats_tracer(expression)
+
+
+def makes_text(expression: cst.BaseExpression, builtin: Builtin) -> bool:
+    """Does this build a str from values: an f-string, `"%s" % x`, `str(x)`, `"".join(...)`..."""
+    if isinstance(expression, cst.FormattedString):
+        return "b" not in expression.prefix.lower()
+    if isinstance(expression, cst.ConcatenatedString):
+        return makes_text(expression.left, builtin) or makes_text(expression.right, builtin)
+    if isinstance(expression, cst.BinaryOperation):
+        if isinstance(expression.operator, cst.Modulo):
+            return _string_value(expression.left) is not None
+        if isinstance(expression.operator, cst.Add):
+            return _is_text(expression.left, builtin) or _is_text(expression.right, builtin)
+        return False
+    if isinstance(expression, cst.Call):
+        if builtin(expression.func) in ("str", "repr", "ascii", "format"):
+            return True
+        func = expression.func
+        return (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in ("format", "join")
+            and _string_value(func.value) is not None
+        )
+    return False
+
+
+def _is_text(expression: cst.BaseExpression, builtin: Builtin) -> bool:
+    return _string_value(expression) is not None or makes_text(expression, builtin)
+
+
+def _formats_tracer(expression: cst.BaseExpression) -> Refusal:
+    code = cst.Module([]).code_for_node(expression)
+    if len(code) > 40:
+        code = code[:37] + "..."
+    return Refusal(
+        f"`{code}` makes text from a traced value at trace time (it would print the tracer) "
+        "and cannot be turned into format fields"
+    )
+
+
+# -- the jax.debug.print call --------------------------------------------------------------------
+
+
+def _render(pieces: list[_Piece], values: ValueQueries) -> list[cst.Arg] | Refusal:
+    """The template and arguments of jax.debug.print for these pieces."""
+    template: list[str] = []
+    positional: list[cst.Arg] = []
+    keywords: dict[str, cst.Arg] = {}
+    for piece in pieces:
+        if isinstance(piece, _Text):
+            template.append(_escape(piece.text))
+            continue
+        expression = piece.expression
+        field = (f"!{piece.conversion}" if piece.conversion else "") + (
+            f":{piece.spec}" if piece.spec else ""
+        )
+        if not values.traced(expression):
+            baked = _literal_text(piece)
+            if baked is not None:
+                template.append(_escape(baked))
+                continue
+            template.append("{}")
+            positional.append(cst.Arg(_static_text(piece, values.builtin)))
+            continue
+        problem = _field_problem(expression, values)
+        if problem is None and values.text(expression):
+            problem = "a value holding text made at trace time from a traced value"
+        if problem is not None:
+            return Refusal(problem)
+        if isinstance(expression, cst.Name) and expression.value not in DEBUG_PRINT_PARAMETERS:
+            template.append(f"{{{expression.value}{field}}}")
             keywords.setdefault(expression.value, _keyword(expression.value))
         else:
-            out.append(f"{{{conversion}{spec}}}")
-            call_args.append(cst.Arg(value=expression))
-    return "".join(out)
+            template.append(f"{{{field}}}")
+            positional.append(cst.Arg(expression))
+    text = "".join(template)
+    first_text, first_field, _, _ = next(iter(string.Formatter().parse(text)))
+    if first_field is None:
+        # jax.debug.print would see no fields and print the template as it is.
+        leading = len(_escape(first_text))
+        text = "{}" + text[leading:]
+        positional.insert(0, cst.Arg(cst.SimpleString(_quote(first_text))))
+    return [cst.Arg(cst.SimpleString(_quote(text))), *positional, *keywords.values()]
 
 
-def _static_text(expression: cst.BaseExpression, conversion: str, spec: str) -> cst.Call:
-    """`str(e)`, `repr(e)` or `format(e, "spec")`: a static value's text, made at trace time."""
-    if conversion in ("r", "a"):
-        expression = cst.Call(
-            cst.Name("repr" if conversion == "r" else "ascii"), [cst.Arg(expression)]
+def _field_problem(expression: cst.BaseExpression, values: ValueQueries) -> str | None:
+    """Why a traced expression cannot be a field printing what print prints, if it cannot."""
+    if isinstance(expression, (cst.Set, cst.Dict, cst.SetComp, cst.DictComp)):
+        return "a dict or set holding traced values: jax.debug.print reorders or rejects it"
+    if isinstance(expression, (cst.Tuple, cst.List)):
+        for element in expression.elements:
+            if isinstance(element, cst.StarredElement):
+                return "a starred element in a printed tuple or list"
+            if not values.traced(element.value):
+                return (
+                    "a tuple or list mixing static and traced values: jax.debug.print would "
+                    "print its static entries as arrays"
+                )
+            problem = _field_problem(element.value, values)
+            if problem is not None:
+                return problem
+    return None
+
+
+def _literal_text(piece: _Value) -> str | None:
+    """The text of a literal number or string (`print("epoch", 3, x)`), made here and baked in."""
+    expression = piece.expression
+    if isinstance(expression, cst.UnaryOperation) and isinstance(expression.operator, cst.Minus):
+        expression = expression.expression
+        sign = "-"
+    else:
+        sign = ""
+    if not isinstance(expression, (cst.Integer, cst.Float, cst.SimpleString)):
+        return None
+    if sign and isinstance(expression, cst.SimpleString):
+        return None
+    value = ast.literal_eval(sign + expression.value)
+    if isinstance(value, bytes):
+        return None
+    if piece.percent is not None:
+        return piece.percent % (value,)
+    convert = {"s": str, "r": repr, "a": ascii}.get(piece.conversion)
+    return format(convert(value) if convert else value, piece.spec)
+
+
+def _static_text(piece: _Value, builtin: Builtin) -> cst.BaseExpression:
+    """A static value's text, made at trace time exactly as the original makes it."""
+    expression = piece.expression
+    if piece.conversion == "s" and not piece.spec and makes_text(expression, builtin):
+        return expression  # already the text: `repr(x.shape)`
+    if piece.percent is not None:
+        element = cst.Element(expression, comma=cst.Comma())
+        return cst.BinaryOperation(
+            cst.SimpleString(_quote(piece.percent)), cst.Modulo(), cst.Tuple([element])
         )
-    if spec:
-        return cst.Call(
-            cst.Name("format"), [cst.Arg(expression), cst.Arg(cst.SimpleString(_quote(spec[1:])))]
-        )
-    if (
-        isinstance(expression, cst.Call)
-        and isinstance(expression.func, cst.Name)
-        and expression.func.value in ("repr", "ascii")
-    ):
-        return expression
-    return cst.Call(cst.Name("str"), [cst.Arg(expression)])
+    if piece.conversion in TEXT_CONVERSIONS.values():
+        function = next(f for f, c in TEXT_CONVERSIONS.items() if c == piece.conversion)
+        expression = cst.Call(cst.Name(function), [cst.Arg(expression)])
+        if not piece.spec:
+            return expression
+    arguments = [cst.Arg(expression)]
+    if piece.spec:
+        arguments.append(cst.Arg(cst.SimpleString(_quote(piece.spec))))
+    return cst.Call(cst.Name("format"), arguments)
 
 
-def _keyword(name: str) -> cst.Arg:
+def _keyword(name: str, value: cst.BaseExpression | None = None) -> cst.Arg:
     return cst.Arg(
-        value=cst.Name(name),
+        value=cst.Name(name) if value is None else value,
         keyword=cst.Name(name),
         equal=cst.AssignEqual(
             whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
@@ -150,6 +555,10 @@ def _string_value(node: cst.BaseExpression) -> str | None:
         value = node.evaluated_value
         return value if isinstance(value, str) else None
     return None
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
 
 
 def _escape(text: str) -> str:

@@ -58,8 +58,14 @@ def verification_text(verification: Mapping[str, Any]) -> str:
     label = "verified" if status in _PASSED else _LABELS.get(status, f"verification {status}")
     parts = []
     tried, passed = verification.get("inputs_tried"), verification.get("inputs_passed")
-    if tried:  # "0/0 inputs" says nothing: verification never got to run
-        parts.append(f"{passed}/{tried} inputs" if passed is not None else f"{tried} inputs tried")
+    if status in _PASSED and passed:
+        label = f"{label} on {passed} input set{'s' if passed != 1 else ''}"
+    elif tried:  # "0/0 inputs" says nothing: verification never got to run
+        parts.append(
+            f"{passed}/{tried} input sets passed"
+            if passed is not None
+            else f"{tried} input sets tried"
+        )
     if verification.get("max_abs_diff") is not None:
         parts.append(f"max |Δ| {_number(verification['max_abs_diff'])}")
     if verification.get("eqns_before") is not None or verification.get("eqns_after") is not None:
@@ -74,7 +80,9 @@ def verification_text(verification: Mapping[str, Any]) -> str:
     reason = str(verification.get("reason") or "")
     if reason and status not in _PASSED:  # a pass speaks through its figures
         parts.append(reason.removeprefix(f"{label}:").strip())
-    return f"{label}: {', '.join(parts)}" if parts else label
+    if not parts:
+        return label
+    return f"{label} ({', '.join(parts)})" if status in _PASSED else f"{label}: {', '.join(parts)}"
 
 
 def _source_excerpt(diagnostic: Diagnostic, lines: Sequence[str]) -> list[str]:

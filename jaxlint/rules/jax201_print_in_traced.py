@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.fixes.print_rewrite import debug_print_edit
+from jaxlint.context import Frame
+from jaxlint.fixes.edits import Refusal
+from jaxlint.fixes.print_rewrite import STATIC_ONLY, ValueQueries, debug_print_edit, makes_text
+from jaxlint.jax_api import SHAPE_PROJECTIONS
 from jaxlint.rules.base import Rule
 from jaxlint.unit_summary import UnitSummary
+from jaxlint.values import Kind
 
 STATIC_METADATA = frozenset({"shape", "dtype", "ndim", "size", "weak_type", "sharding"})
+# Attributes of an array that are Python values fixed at trace time.
+STATIC_PROJECTIONS = STATIC_METADATA | {"aval", "nbytes", "itemsize"}
+NOT_VALUES = (cst.Lambda, cst.FunctionDef, cst.ClassDef)
+DISPLAYS = (cst.List, cst.Tuple, cst.Set, cst.Dict)  # judged by what they hold
+SHAPE_CALLS = frozenset({*SHAPE_PROJECTIONS, "jax.numpy.ndim", "numpy.ndim", "numpy.size"})
 
 
 class PrintInTraced(Rule):
@@ -26,7 +35,7 @@ class PrintInTraced(Rule):
         context = self.context
         if not context.traced or context.resolve(node.func) != "builtins.print":
             return
-        traced = [a for a in node.args if context.holds_traced(a.value)]
+        traced = [a for a in node.args if self.mentions_traced(a.value)]
         if not traced and any(self.prints_metadata(a.value) for a in node.args):
             return  # `print(x.shape)`: static facts, deliberately printed at trace time
         where = context.function.describe() if context.function else "this function"
@@ -46,8 +55,20 @@ class PrintInTraced(Rule):
                 f"print in traced {where} runs once per trace, not once per call; "
                 "use jax.debug.print to print on every call"
             )
-        edit = debug_print_edit(node, context.verify_target(), context.holds_traced)
-        self.report(node, message, fix=edit)
+        if traced:
+            queries = ValueQueries(
+                traced=context.holds_traced,
+                array=lambda e: context.kind(e) == Kind.ARRAY,
+                mentions_traced=self.mentions_traced,
+                builtin=self.builtin,
+                text=self.holds_text,
+            )
+            fix = debug_print_edit(
+                node, context.verify_target(), queries, ordered=self.runs_with_other_prints(node)
+            )
+        else:
+            fix = Refusal(STATIC_ONLY)
+        self.report(node, message, fix=fix)
 
     def prints_metadata(self, expression: cst.BaseExpression) -> bool:
         """`x.shape`, `x.dtype`… of a traced value, alone or inside an f-string."""
@@ -62,3 +83,190 @@ class PrintInTraced(Rule):
             and expression.attr.value in STATIC_METADATA
             and self.context.kind(expression.value).traced
         )
+
+    # -- what the rewrite asks ------------------------------------------------------------------
+
+    def runs_with_other_prints(self, call: cst.Call) -> bool:
+        """May the compiled program run other prints beside this one (whose order XLA picks)?
+
+        Yes in a loop (unrolled), beside another print of the outermost traced function, and in
+        a helper traced because traced code calls it (perhaps more than once).
+        """
+        root = self.context.frame
+        if root is None:
+            return False
+        while root.parent is not None:
+            root = root.parent
+        if root.info.callers:
+            return True
+        cache: dict[int, tuple[Frame, _PrintCounter]] = self.__dict__.setdefault(
+            "_print_counts", {}
+        )
+        cached = cache.get(id(root))
+        if cached is None or cached[0] is not root:
+            counter = _PrintCounter()
+            root.node.visit(counter)
+            cached = cache[id(root)] = (root, counter)
+        counter = cached[1]
+        return counter.count > 1 or call in counter.in_loops
+
+    def builtin(self, func: cst.BaseExpression) -> str | None:
+        """`str` when `func` is the builtin `str` (not a local or imported `str`)."""
+        qualified = self.context.resolve(func)
+        if qualified is not None and qualified.startswith("builtins."):
+            return qualified[len("builtins.") :]
+        return None
+
+    def mentions_traced(self, expression: cst.BaseExpression) -> bool:
+        """May the value, or its text, come from a traced value (`x`, `str(x)`, `msg = f"{x}"`)?
+
+        Static projections of arrays (`x.shape`, `x.dtype`, `len(x)`) do not count. A local name
+        counts when any value bound to it does; a container may hold arrays.
+        """
+        return self._mentions(expression, set())
+
+    def holds_text(self, expression: cst.BaseExpression) -> bool:
+        """Might this hold a str made in the function from values (`"%s" % x`, `msg = str(x)`)?"""
+        return self._text(expression, set())
+
+    def _mentions(self, expression: cst.CSTNode, seen: set[str]) -> bool:
+        context = self.context
+        if isinstance(expression, NOT_VALUES):
+            return isinstance(expression, cst.Lambda) and self._mentions(expression.body, seen)
+        if isinstance(expression, cst.BaseExpression):
+            if context.holds_traced(expression):
+                return True
+            if context.kind(expression) == Kind.CONTAINER and not isinstance(expression, DISPLAYS):
+                return True  # a list or tuple that may hold arrays
+            if isinstance(expression, cst.Name):
+                return any(self._mentions(v, seen) for v in self._bound(expression.value, seen))
+            if isinstance(expression, cst.Attribute):
+                if (
+                    expression.attr.value in STATIC_PROJECTIONS
+                    and context.kind(expression.value).traced
+                ):
+                    return False
+                return self._mentions(expression.value, seen)
+            if isinstance(expression, cst.Call) and context.resolve(expression.func) in SHAPE_CALLS:
+                return False  # `jnp.shape(x)`: static, whatever it is called on
+            if (
+                isinstance(expression, cst.Call)
+                and self.builtin(expression.func) == "len"
+                and len(expression.args) == 1
+                and context.kind(expression.args[0].value).traced
+            ):
+                return False
+        return any(self._mentions(child, seen) for child in _value_children(expression))
+
+    def _text(self, expression: cst.CSTNode, seen: set[str]) -> bool:
+        if isinstance(expression, cst.BaseExpression) and makes_text(expression, self.builtin):
+            return True
+        if isinstance(expression, cst.Name):
+            return any(self._text(v, seen) for v in self._bound(expression.value, seen))
+        if isinstance(expression, NOT_VALUES):
+            return False
+        return any(self._text(child, seen) for child in _value_children(expression))
+
+    def _bound(self, name: str, seen: set[str]) -> list[cst.BaseExpression]:
+        """Values bound to `name` in the function that binds it (once per query)."""
+        if name in seen:
+            return []
+        seen.add(name)
+        frame = self.context.frame
+        while frame is not None:
+            bindings = self._bindings(frame)
+            if name in bindings or name in frame.info.local_names:
+                return bindings.get(name, [])
+            frame = frame.parent
+        return []  # a module-level name: fixed at trace time
+
+    def _bindings(self, frame: Frame) -> dict[str, list[cst.BaseExpression]]:
+        """Name → the values bound to it in the frame's function (nested scopes excluded)."""
+        cache: dict[int, tuple[Frame, dict]] = self.__dict__.setdefault("_binding_cache", {})
+        cached = cache.get(id(frame))
+        if cached is None or cached[0] is not frame:
+            collector = _BindingCollector()
+            frame.node.body.visit(collector)
+            cached = cache[id(frame)] = (frame, collector.bindings)
+        return cached[1]
+
+
+def _value_children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """Children that are values: not `a.attr`'s `attr`, nor `f(k=v)`'s `k`."""
+    if isinstance(node, cst.Attribute):
+        return [node.value]
+    if isinstance(node, cst.Arg):
+        return [node.value]
+    return list(node.children)
+
+
+class _BindingCollector(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.bindings: dict[str, list[cst.BaseExpression]] = {}
+
+    def _bind(self, target: cst.CSTNode, value: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            self.bindings.setdefault(target.value, []).append(value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind(element.value, value)
+        elif isinstance(target, cst.StarredElement):
+            self._bind(target.value, value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._bind(target.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._bind(node.target, node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind(node.target, node.value)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind(node.target, node.value)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind(node.target, node.iter)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._bind(node.asname.name, node.item)
+
+
+LOOPS = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+class _PrintCounter(cst.CSTVisitor):
+    """Calls spelled `print(...)` or `<...>.debug.print(...)`, and those inside a loop."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.in_loops: set[cst.Call] = set()
+        self._depth = 0
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, LOOPS):
+            self._depth += 1
+        if isinstance(node, cst.Call):
+            func = node.func
+            named = isinstance(func, cst.Name) and func.value == "print"
+            if named or isinstance(func, cst.Attribute) and func.attr.value == "print":
+                self.count += 1
+                if self._depth:
+                    self.in_loops.add(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if isinstance(original_node, LOOPS):
+            self._depth -= 1
