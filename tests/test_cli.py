@@ -675,7 +675,7 @@ def test_e2e_fix_rewrites_a_print_after_verifying_it_with_jax(tmp_path: Path) ->
     path.write_text(source)
     done = jaxlint(tmp_path, "check", "--fix", "m.py")
     assert done.returncode == 0, done.stdout + done.stderr
-    fixed = source.replace('print("x is", x)', 'jax.debug.print("x is {x}", x=x)')
+    fixed = source.replace('print("x is", x)', 'jax.debug.print("x is {x!s}", x=x)')
     assert path.read_text() == fixed
     assert "verified on 20 input sets" in done.stdout  # several signatures, then variants
     again = jaxlint(tmp_path, "check", "--fix", "m.py")

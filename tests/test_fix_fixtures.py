@@ -43,7 +43,6 @@ REFUSED = {
     "loop_refused_break": "`break`",
     "loop_refused_conditional_append": "appended to conditionally",
     "loop_refused_dict_write": "a write to an attribute or item",
-    "loop_refused_index_arithmetic": "index arithmetic",
     "loop_refused_var_after": "the loop variable is read after the loop",
     "method_refused_calls_other": "calls `self.features(...)`",
     "method_refused_default_flag": "`training` (default `False`) is used as a Python value",
@@ -119,6 +118,18 @@ CHECKS: dict[str, list[Check]] = {
     ],
     # A Python-int counter over 300 rows of uint8 data: cast to the data's dtype it wraps at 255.
     "loop_step_counter": [Check("count_rows_and_hits", lambda n: (_image(300 + n, 4),))],
+    "loop_index_arithmetic": [Check("total_variation", lambda n: (_vector(n),))],
+    "loop_moving_average": [Check("moving_average", lambda n: (_vector(n),))],
+    "loop_counter_scatter": [Check("bin_totals", lambda n: (_vector(n),))],
+    "loop_nested_in_if": [Check("batch_gradient", _rows(3))],
+    "loop_zip_pairs": [
+        Check("hinge_loss", lambda n: (_vector(n), jnp.sign(_vector(n, 1)))),
+        Check("hinge_loss", lambda n: (_vector(n), jnp.sign(_vector(n + 3, 1)))),  # zip stops
+    ],
+    "loop_reversed_returns": [Check("discounted_returns", lambda n: (_vector(n),))],
+    "loop_stack_axis": [Check("time_features", _rows(3))],
+    "loop_comprehension_rows": [Check("row_softmax", _rows(3))],
+    "loop_builtin_sum": [Check("mean_gradient", _rows(3))],
     "loop_live_after_static_if": [
         Check("running_peak", lambda n: (_matrix(n, 3),)),
         Check("running_peak", lambda n: (_matrix(0, 3),)),

@@ -36,7 +36,8 @@ def fixed_seed(tmp_path_factory) -> tuple[Path, list[dict]]:
         text=True,
         timeout=600,
     )
-    assert done.returncode == 0, done.stdout + done.stderr  # every default finding was fixed
+    # every default finding is fixed but the static `print("Function run")` marker, left as is
+    assert done.returncode == 1, done.stdout + done.stderr
     return folder, json.loads(done.stdout)
 
 
@@ -47,16 +48,18 @@ def load(path: Path, name: str):
     return module
 
 
-def test_seed_fix_rewrites_all_four_hazards_verified(fixed_seed):
+def test_seed_fix_rewrites_three_hazards_verified(fixed_seed):
     _, report = fixed_seed
     applied = sorted((Path(d["path"]).name, d["code"]) for d in report if d["fix"]["applied"])
     assert applied == [
         ("cumulative_sum.py", "JAX101"),
         ("cumulative_sum.py", "JAX101"),
-        ("jit_and_aot.py", "JAX201"),
         ("scale_class.py", "JAX301"),
     ]
-    for diagnostic in report:
+    (marker,) = [d for d in report if not d["fix"]["applied"]]
+    assert (Path(marker["path"]).name, marker["code"]) == ("jit_and_aot.py", "JAX201")
+    assert marker["fix"]["note"].startswith("prints only static values")
+    for diagnostic in (d for d in report if d["fix"]["applied"]):
         verification = diagnostic["fix"]["verification"]
         assert verification["status"] == "verified"
         assert verification["inputs_passed"] >= 3
@@ -72,7 +75,7 @@ def test_seed_rewrites_are_the_expected_code(fixed_seed):
     # the module's own `from jax import lax` spelling is reused
     assert "acc, y = lax.scan(_scan_body, acc, x)" in cumulative
     assert "y, _ = lax.scan(_scan_body, y, j)" in cumulative
-    assert 'jax.debug.print("Function run")' in (folder / "jit_and_aot.py").read_text()
+    assert '    print("Function run")' in (folder / "jit_and_aot.py").read_text()
     scale = (folder / "scale_class.py").read_text()
     assert "return _scale_class_apply(self.scale, x)" in scale
     assert "@jax.jit\ndef _scale_class_apply(scale, x: jnp.array):" in scale
@@ -317,4 +320,4 @@ def test_a_training_step_taking_dicts_is_verified_with_dict_inputs():
     (diagnostic,) = result.diagnostics
     assert diagnostic.fix.applied, diagnostic.fix.note
     assert diagnostic.fix.verification["inputs_passed"] >= 3
-    assert 'jax.debug.print("loss {loss}", loss=loss)' in result.fixed_source
+    assert 'jax.debug.print("loss {loss!s}", loss=loss)' in result.fixed_source

@@ -218,7 +218,7 @@ def test_fix_rewrites_only_the_changed_cells_sources() -> None:
     assert cells[2]["source"] == [
         "%load_ext autoreload\n",
         "def scale(x):\n",
-        '    jax.debug.print("{x}", x=x)\n',
+        '    jax.debug.print("{x!s}", x=x)\n',
         "    return 2.0 * x",
     ]
     assert "jax.lax.scan" in "".join(cells[4]["source"])
@@ -247,7 +247,7 @@ def test_added_import_lands_in_the_imports_cell() -> None:
     assert changed_cells(before, result.fixed_source) == [1, 2]
     new = json.loads(result.fixed_source)["cells"]
     assert new[0]["source"] == ["from jax import jit\n", "import jax.numpy as jnp\n", "import jax"]
-    assert new[1]["source"][2] == '    jax.debug.print("{x}", x=x)\n'
+    assert new[1]["source"][2] == '    jax.debug.print("{x!s}", x=x)\n'
 
 
 def test_fixes_are_reported_where_they_were_in_the_notebook_as_read() -> None:

@@ -160,8 +160,8 @@ def test_fix_hook_with_verify_extra_rewrites_the_file(
     assert "model.py:7:5: JAX201" in output and "(fix: verified, applied)" in output
     assert re.search(r"verified on \d+ input sets", output)  # JAX ran in the hook's environment
     fixed = (project / "model.py").read_text()
-    assert '    jax.debug.print("{x}", x=x)\n' in fixed
-    assert fixed == HAZARD.replace("    print(x)\n", '    jax.debug.print("{x}", x=x)\n')
+    assert '    jax.debug.print("{x!s}", x=x)\n' in fixed
+    assert fixed == HAZARD.replace("    print(x)\n", '    jax.debug.print("{x!s}", x=x)\n')
 
     again = pre_commit("run", "jaxlint-fix", "--all-files", cwd=project, home=pre_commit_home)
     assert again.returncode == 0, again.stdout + again.stderr

@@ -212,6 +212,18 @@ REFUSED = {
         "@jax.jit\ndef f(x):\n    print('compiling f for', len(x), 'items', 0.5)\n    return x\n",
         "prints only static values",
     ),
+    "container_variable": (
+        "@jax.jit\ndef f(x):\n    parts = [x.shape, x]\n    print('parts', parts)\n    return x\n",
+        "a container holding arrays",
+    ),
+    "concatenation_with_a_non_string": (
+        "@jax.jit\ndef f(x):\n    print(str(x) + 1)\n    return x\n",
+        "makes text from a traced value",
+    ),
+    "format_mixed_numbering": (
+        "@jax.jit\ndef f(x):\n    print('{} {1}'.format(x, x))\n    return x\n",
+        "mixes automatic and manual field numbering",
+    ),
     "percent_width": (
         "@jax.jit\ndef f(x):\n    print('loss %8.3f' % jnp.mean(x))\n    return x\n",
         "a width without the `0` flag",

@@ -1,8 +1,14 @@
-"""Helpers shared by the rewrites: fresh names, names used in a node, docstrings."""
+"""Helpers shared by the rewrites: fresh names, names used in a node, docstrings, spellings."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 import libcst as cst
+
+if TYPE_CHECKING:
+    from jaxlint.context import UnitContext
 
 
 def fresh_name(base: str, taken: set[str]) -> str:
@@ -39,3 +45,25 @@ def is_docstring(statement: cst.BaseStatement) -> bool:
         and isinstance(statement.body[0], cst.Expr)
         and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
     )
+
+
+@dataclass(frozen=True)
+class JaxSpelling:
+    """How the module spells JAX: its own `jnp` / `lax` aliases when it has them."""
+
+    jax: str = "jax"
+    numpy: str = "jax.numpy"
+    lax: str = "jax.lax"
+
+    @property
+    def scan(self) -> str:
+        return f"{self.lax}.scan"
+
+    @classmethod
+    def of(cls, context: UnitContext) -> JaxSpelling:
+        """The spelling the linted module's imports give."""
+        aliases = context.index.imports.aliases
+        jax = next((n for n, q in aliases.items() if q == "jax"), "jax")
+        numpy = next((n for n, q in aliases.items() if q == "jax.numpy"), f"{jax}.numpy")
+        lax = next((n for n, q in aliases.items() if q == "jax.lax"), f"{jax}.lax")
+        return cls(jax=jax, numpy=numpy, lax=lax)

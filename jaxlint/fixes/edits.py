@@ -32,6 +32,9 @@ class Edit:
     imports: tuple[ImportSpec, ...] = ()
     verify_target: str | None = None
     require_fewer_eqns: bool = False
+    # Module-level names the edit defines: two edits of one round must not define the same one
+    # (each picked a fresh name against the same text).
+    module_names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

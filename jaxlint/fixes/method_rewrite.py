@@ -194,6 +194,7 @@ def helper_edit(method: cst.FunctionDef, root: JitRoot, context: UnitContext) ->
         + (f" ({'; '.join(notes)})" if notes else ""),
         imports=imports,
         verify_target=f"{class_name}.{info.name}",
+        module_names=(helper_name,),
     )
 
 

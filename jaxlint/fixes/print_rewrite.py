@@ -158,7 +158,13 @@ def _pieces(value: cst.BaseExpression, values: ValueQueries) -> list[_Piece] | R
         return found
     if static or values.traced(value):
         return [_Value(value)]
-    return _formats_tracer(value)
+    if values.text(value):
+        return _formats_tracer(value)
+    return Refusal(
+        f"`{_short_code(value)}` is computed from traced values at trace time (a container "
+        "holding arrays, a type, ...): printed then it shows tracers, and jax.debug.print cannot "
+        "be given it exactly"
+    )
 
 
 def _text_pieces(value: cst.BaseExpression, values: ValueQueries) -> list[_Piece] | Refusal | None:
@@ -425,13 +431,15 @@ def _is_text(expression: cst.BaseExpression, builtin: Builtin) -> bool:
 
 
 def _formats_tracer(expression: cst.BaseExpression) -> Refusal:
-    code = cst.Module([]).code_for_node(expression)
-    if len(code) > 40:
-        code = code[:37] + "..."
     return Refusal(
-        f"`{code}` makes text from a traced value at trace time (it would print the tracer) "
-        "and cannot be turned into format fields"
+        f"`{_short_code(expression)}` makes text from a traced value at trace time (it would "
+        "print the tracer) and cannot be turned into format fields"
     )
+
+
+def _short_code(expression: cst.BaseExpression) -> str:
+    code = cst.Module([]).code_for_node(expression)
+    return code if len(code) <= 40 else code[:37] + "..."
 
 
 # -- the jax.debug.print call --------------------------------------------------------------------

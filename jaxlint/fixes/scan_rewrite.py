@@ -1,10 +1,13 @@
 """JAX101's rewrite: an accumulation loop over an array → `jax.lax.scan` (SPEC §4, research §5).
 
-Recognised loops: `for i in range(len(x))` / `range(x.shape[0])` whose index is only used as the
-leading index `a[i]` of arrays, `for v in x`, `for i, v in enumerate(x)`. The body may update
-accumulators (they become the carry) and append to lists created empty just before the loop and
-used afterwards only as `jnp.array(out)` / `jnp.stack(out)` / `len(out)` (they become `ys`).
-Anything else is refused with the reason; every rewrite is verified with JAX before it is applied.
+Recognised loops, anywhere in a function body (under `if`/`with`/`try`, or inside another
+loop): over an array `for v in x`, `reversed(x)`, `zip(x, y)`, `enumerate(x)`; and `range`
+loops, whose rows `x[i]` / `x[i - 1]` become scanned slices and whose index, when used
+otherwise (`i % 4`, a `.at[i]` carry, a start or step), is carried as a Python-int counter.
+The body may update accumulators (they become the carry) and append to lists created empty
+just before the loop and used afterwards only as `jnp.array(out)` / `jnp.stack(out[, axis])` /
+`len(out)` (they become `ys`). Carry starts are derived in `CarryStart`. Anything else is
+refused with the reason; every rewrite is verified with JAX before it is applied.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Literal
 import libcst as cst
 
 from jaxlint.context import UnitContext
-from jaxlint.fixes.codegen import fresh_name, names_in
+from jaxlint.fixes.codegen import JaxSpelling, fresh_name, names_in
 from jaxlint.fixes.edits import Edit, ImportSpec, Refusal, Replacement
 from jaxlint.jax_api import ELEMENTWISE
 from jaxlint.values import Kind
@@ -39,9 +42,11 @@ FORBIDDEN = {
     cst.NamedExpr: "`:=`",
 }
 UNSUPPORTED_SHAPE = (
-    "only `range(len(x))`, `range(x.shape[0])`, `for v in x` and `enumerate(x)` loops are rewritten"
+    "only loops over `range(...)`, an array, `enumerate(x)`, `reversed(x)` and `zip(x, y)` are "
+    "rewritten"
 )
 STACKERS = ("jax.numpy.array", "jax.numpy.asarray", "jax.numpy.stack")
+MAX_TYPE_STEPS = 3  # abstract steps of the body that type the carries (see `_start_casts`)
 
 
 @dataclass
@@ -49,11 +54,28 @@ class _Loop:
     """What the rewrite needs to know about the loop, gathered before generating code."""
 
     arrays: list[str] = field(default_factory=list)  # arrays scanned over, in order
-    element_names: dict[str, str] = field(default_factory=dict)  # array → element parameter
+    # `x[i + c]` rows of range loops, replaced by elements: (array, offset) → element parameter
+    rows: list[tuple[str, int]] = field(default_factory=list)
+    element_names: dict[tuple[str, int], str] = field(default_factory=dict)
     index: str | None = None  # `i` of range loops (replaced by elements)
-    element_target: cst.BaseAssignTargetExpression | None = None  # `v` / `(i, v)`
-    enumerate_array: str | None = None
+    element_target: cst.BaseExpression | None = None  # `v` / `(a, b)`: what each element binds
+    counter: _Counter | None = None  # an index carried as a Python-int counter
+    xs: str | None = None  # the scanned-over expression, when not the arrays themselves
     length_array: str = ""
+
+
+@dataclass(frozen=True)
+class _Counter:
+    """`i` of `enumerate` or of `range(start, stop, step)`: carried, weakly typed like an int.
+
+    `length` is the trip count (`len(range(...))`, static at trace time) when nothing is scanned
+    over; the body then indexes the arrays with the traced counter as the loop did.
+    """
+
+    name: str
+    start: str = "0"
+    step: int = 1
+    length: str | None = None
 
 
 def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
@@ -64,12 +86,10 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
     if loop.orelse is not None or loop.asynchronous is not None:
         return Refusal("`for ... else` / `async for` loops are not rewritten")
     function = frame.node
-    block = _parent_block(function, loop)
-    if block is None:
-        return Refusal(
-            "the loop is nested in another statement; only loops at the top of a function body "
-            "are rewritten"
-        )
+    path = _path_to(function.body, loop)
+    block = path[-2] if len(path) >= 2 else None
+    if not isinstance(block, cst.IndentedBlock):
+        return Refusal("the loop shares its line with another statement")
     shape = _loop_shape(loop, context)
     if isinstance(shape, Refusal):
         return shape
@@ -84,6 +104,10 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
         )
 
     flow = _Flow.of(function, loop)
+    for outer in path[:-1]:
+        if isinstance(outer, (cst.For, cst.While)):
+            # the next iteration of an enclosing loop runs its whole body after this loop
+            flow.loaded_after |= names_in(outer)
     statements = list(body.body)
     appends = _appends(statements)
     if isinstance(appends, Refusal):
@@ -112,14 +136,14 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
         if frame.values.name_kind(name) == Kind.CONTAINER:
             return Refusal(f"`{name}` is a Python container; a scan carry must keep its structure")
 
-    if shape.enumerate_array is not None:
-        index_name = _target_names(shape.element_target.elements[0].value)  # type: ignore[union-attr]
-        if index_name & set().union(*(_stores(s) for s in statements)):
-            return Refusal("the enumerate index is reassigned inside the loop")
+    if shape.counter is not None and shape.counter.name in set().union(
+        *(_stores(s) for s in statements)
+    ):
+        return Refusal(f"the loop index `{shape.counter.name}` is reassigned inside the loop")
 
     taken = flow.all_names
     body_name = fresh_name("_scan_body", taken)
-    spelling = _Spelling.of(context)
+    spelling = JaxSpelling.of(context)
     append_positions = {
         position: name
         for name, (statement, _) in appends.items()
@@ -144,7 +168,7 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
     for initializer in initializers.values():
         replacements[initializer] = cst.RemovalSentinel.REMOVE
     for call in after_uses:
-        replacements[call] = cst.Name(call.args[0].value.value)  # type: ignore[attr-defined]
+        replacements[call] = _stacked(call, spelling)
     return Edit(
         replacements=replacements,
         description=f"Python loop → jax.lax.scan ({len(carries)} carr"
@@ -162,52 +186,117 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
 def _loop_shape(loop: cst.For, context: UnitContext) -> _Loop | Refusal:
     iterable = loop.iter
     shape = _Loop()
-    if isinstance(iterable, cst.Name) and context.kind(iterable) == Kind.ARRAY:
-        shape.arrays = [iterable.value]
-        shape.length_array = iterable.value
+    if _is_array_name(iterable, context):
+        shape.arrays = [iterable.value]  # type: ignore[attr-defined]
+        shape.length_array = iterable.value  # type: ignore[attr-defined]
         shape.element_target = loop.target
         return shape
     if not isinstance(iterable, cst.Call):
         return Refusal(UNSUPPORTED_SHAPE)
     callee = context.resolve(iterable.func)
     arguments = [a.value for a in iterable.args]
-    if any(a.keyword or a.star for a in iterable.args):
+    if any(a.star for a in iterable.args) or (
+        callee != "builtins.zip" and any(a.keyword for a in iterable.args)
+    ):
         return Refusal("loops over calls with keyword or starred arguments are not rewritten")
     if callee == "builtins.enumerate" and len(arguments) == 1:
         array = arguments[0]
-        if not (isinstance(array, cst.Name) and context.kind(array) == Kind.ARRAY):
+        if not _is_array_name(array, context):
             return Refusal("only `enumerate(<array name>)` is rewritten")
         if not (isinstance(loop.target, cst.Tuple) and len(loop.target.elements) == 2):
             return Refusal("enumerate loops must unpack `i, v`")
-        shape.arrays = [array.value]
-        shape.length_array = array.value
-        shape.enumerate_array = array.value
+        index = loop.target.elements[0].value
+        if not isinstance(index, cst.Name):
+            return Refusal("the enumerate index must be a plain name")
+        shape.arrays = [array.value]  # type: ignore[attr-defined]
+        shape.length_array = array.value  # type: ignore[attr-defined]
+        shape.counter = _Counter(index.value)
+        shape.element_target = loop.target.elements[1].value
+        return shape
+    if callee == "builtins.reversed" and len(arguments) == 1:
+        if not _is_array_name(arguments[0], context):
+            return Refusal("only `reversed(<array name>)` is rewritten")
+        name = arguments[0].value  # type: ignore[attr-defined]
+        shape.arrays, shape.length_array, shape.xs = [name], name, f"{name}[::-1]"
+        shape.element_target = loop.target
+        return shape
+    if callee == "builtins.zip":
+        positional = [a.value for a in iterable.args if not a.keyword]
+        names = [a.value for a in positional if _is_array_name(a, context)]  # type: ignore[attr-defined]
+        keywords = {a.keyword.value for a in iterable.args if a.keyword}
+        if len(names) != 2 or len(positional) != 2 or keywords - {"strict"}:
+            return Refusal("only `zip(x, y)` of two array names is rewritten")
+        first, second = names
+        shape.arrays, shape.length_array = names, first
+        # zip stops at the shorter array; scan needs equal lengths
+        shape.xs = f"({first}[: {second}.shape[0]], {second}[: {first}.shape[0]])"
         shape.element_target = loop.target
         return shape
     if callee != "builtins.range":
         return Refusal(UNSUPPORTED_SHAPE)
-    if len(arguments) == 2 and _is_zero(arguments[0]):
-        arguments = arguments[1:]
-    if len(arguments) != 1:
-        return Refusal("`range` with a start or step is not rewritten (index arithmetic)")
-    length_array = _leading_length_of(arguments[0], context)
-    if length_array is None:
-        return Refusal("the trip count is not `len(x)` or `x.shape[0]` of an array name")
     if not isinstance(loop.target, cst.Name):
         return Refusal("the loop index must be a plain name")
     index = loop.target.value
+    simple = arguments[1:] if len(arguments) == 2 and _is_zero(arguments[0]) else arguments
+    length_array = _leading_length_of(simple[0], context) if len(simple) == 1 else None
     uses = _IndexUses(index, context)
     loop.body.visit(uses)
-    if uses.other_use:
-        return Refusal(
-            f"the index `{index}` is used other than as `x[{index}]` (e.g. in arithmetic); "
-            "lax.fori_loop fits better"
-        )
-    arrays = [length_array] + [a for a in uses.arrays if a != length_array]
-    shape.arrays = arrays
-    shape.index = index
-    shape.length_array = length_array
+    offsets = {offset for _, offset in uses.rows}
+    if length_array is not None and offsets <= {0}:
+        # scan over the rows `x[i]` reads; an index also used otherwise (`i % 4`) is carried too
+        shape.arrays = [length_array] + [a for a, _ in uses.rows if a != length_array]
+        shape.rows = [(a, 0) for a in shape.arrays]
+        shape.index = index
+        shape.length_array = length_array
+        if uses.other_use:
+            shape.counter = _Counter(index)
+        return shape
+    step = 1
+    if len(arguments) == 3:
+        literal = _int_literal(arguments[2])
+        if literal is None or literal == 0:
+            return Refusal("`range` with a step that is not an integer literal is not rewritten")
+        step = literal
+    code = cst.Module(body=[]).code_for_node
+    start = _int_literal(arguments[0]) if len(arguments) >= 2 else 0
+    stop = code(arguments[1] if len(arguments) >= 2 else arguments[0])
+    if step == 1 and start is not None and uses.rows and min(offsets) + start >= 0:
+        # `x[i]`, `x[i - 1]` over range(a, b): scan over the slices x[a + c : b + c], so an
+        # empty range scans empty slices
+        shape.rows = uses.rows
+        shape.arrays = [a for a, _ in uses.rows]
+        shape.length_array = shape.arrays[0]
+        shape.xs = _tuple_code([_row_slice(a, start + c, stop, c) for a, c in uses.rows])
+        shape.index = index
+        if uses.other_use:
+            shape.counter = _Counter(index, str(start))
+        return shape
+    # any other index arithmetic, start or step: carry the index and index the arrays with it
+    start_code = code(arguments[0]) if len(arguments) >= 2 else "0"
+    shape.counter = _Counter(index, start_code, step, length=f"len({code(iterable)})")
+    shape.rows = []
     return shape
+
+
+def _row_slice(array: str, low: int, stop: str, offset: int) -> str:
+    high = stop if not offset else f"{stop} {'+' if offset > 0 else '-'} {abs(offset)}"
+    return f"{array}[{low} : {high}]" if low else f"{array}[: {high}]"
+
+
+def _is_array_name(node: cst.BaseExpression, context: UnitContext) -> bool:
+    return isinstance(node, cst.Name) and context.kind(node) == Kind.ARRAY
+
+
+def _int_literal(node: cst.BaseExpression) -> int | None:
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    if (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, cst.Minus)
+        and isinstance(node.expression, cst.Integer)
+    ):
+        return -int(node.expression.evaluated_value)
+    return None
 
 
 def _is_zero(node: cst.BaseExpression) -> bool:
@@ -245,17 +334,18 @@ class _IndexUses(cst.CSTVisitor):
         super().__init__()
         self.index = index
         self.context = context
-        self.arrays: list[str] = []
+        self.rows: list[tuple[str, int]] = []  # (array, c) of each `array[i + c]`
         self.other_use = False
 
     def visit_Subscript(self, node: cst.Subscript) -> bool:
+        offset = _leading_offset(node, self.index)
         if (
-            _leading_index_name(node) == self.index
+            offset is not None
             and isinstance(node.value, cst.Name)
             and self.context.kind(node.value) == Kind.ARRAY
         ):
-            if node.value.value not in self.arrays:
-                self.arrays.append(node.value.value)
+            if (node.value.value, offset) not in self.rows:
+                self.rows.append((node.value.value, offset))
             for element in node.slice[1:]:
                 element.visit(self)
             return False
@@ -264,6 +354,26 @@ class _IndexUses(cst.CSTVisitor):
     def visit_Name(self, node: cst.Name) -> None:
         if node.value == self.index:
             self.other_use = True
+
+
+def _leading_offset(node: cst.Subscript, index: str) -> int | None:
+    """c of `x[index + c]` / `x[index - c]` / `x[index]` (0) with a literal c; else None."""
+    first = node.slice[0].slice
+    if not isinstance(first, cst.Index):
+        return None
+    value = first.value
+    if isinstance(value, cst.Name):
+        return 0 if value.value == index else None
+    if (
+        isinstance(value, cst.BinaryOperation)
+        and isinstance(value.left, cst.Name)
+        and value.left.value == index
+        and isinstance(value.operator, (cst.Add, cst.Subtract))
+        and isinstance(value.right, cst.Integer)
+    ):
+        constant = int(value.right.evaluated_value)
+        return constant if isinstance(value.operator, cst.Add) else -constant
+    return None
 
 
 def _leading_index_name(node: cst.Subscript) -> str | None:
@@ -481,11 +591,17 @@ class _NestedAppends(cst.CSTVisitor):
             self.found = True
 
 
-def _parent_block(function: cst.FunctionDef, loop: cst.For) -> cst.IndentedBlock | None:
-    body = function.body
-    if isinstance(body, cst.IndentedBlock) and any(s is loop for s in body.body):
-        return body
-    return None
+def _path_to(root: cst.CSTNode, target: cst.CSTNode) -> list[cst.CSTNode]:
+    """The nodes from `root` down to `target` (both included), or [] when it is not below."""
+    stack: list[tuple[cst.CSTNode, list[cst.CSTNode]]] = [(root, [root])]
+    while stack:
+        node, path = stack.pop()
+        if node is target:
+            return path
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue  # another scope
+        stack.extend((child, [*path, child]) for child in node.children)
+    return []
 
 
 def _list_initializer(
@@ -542,16 +658,16 @@ class _AfterUses(cst.CSTVisitor):
             self.after = True
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not self.after or len(node.args) != 1 or not isinstance(node.args[0].value, cst.Name):
+        if not self.after or not node.args or not isinstance(node.args[0].value, cst.Name):
             return
         name = node.args[0].value.value
-        if name not in self.lists:
+        if name not in self.lists or node.args[0].keyword or node.args[0].star:
             return
         qualified = self.context.resolve(node.func) or ""
-        if qualified in STACKERS:
+        if len(node.args) == 1 and qualified in STACKERS or _stack_axis(node, qualified):
             self.calls.append(node)
             self.covered.add(id(node.args[0].value))
-        elif qualified == "builtins.len":
+        elif qualified == "builtins.len" and len(node.args) == 1:
             self.covered.add(id(node.args[0].value))
 
     def visit_Name(self, node: cst.Name) -> None:
@@ -559,6 +675,25 @@ class _AfterUses(cst.CSTVisitor):
             self.problem = (
                 f"`{node.value}` is used after the loop other than in jnp.stack/jnp.array/len"
             )
+
+
+def _stack_axis(call: cst.Call, qualified: str) -> int | None:
+    """k of `jnp.stack(out, axis=k)` / `jnp.stack(out, k)` with a literal k, else None."""
+    if qualified != "jax.numpy.stack" or len(call.args) != 2:
+        return None
+    axis = call.args[1]
+    if axis.star or (axis.keyword is not None and axis.keyword.value != "axis"):
+        return None
+    return _int_literal(axis.value)
+
+
+def _stacked(call: cst.Call, spelling: JaxSpelling) -> cst.BaseExpression:
+    """What replaces `jnp.stack(out, …)`: scan's stacked `out`, its new axis moved if asked."""
+    name = call.args[0].value.value  # type: ignore[attr-defined]
+    axis = _stack_axis(call, "jax.numpy.stack")
+    if not axis:
+        return cst.Name(name)
+    return cst.parse_expression(f"{spelling.numpy}.moveaxis({name}, 0, {axis})")
 
 
 def _carries(statements: list[cst.BaseStatement], flow: _Flow, excluded: set[str]) -> list[str]:
@@ -624,7 +759,7 @@ def _loads_before_stores(statement: cst.BaseStatement) -> set[str]:
 class _ReplaceIndexed(cst.CSTTransformer):
     """`x[i]` → `x_i`, `x[i, j]` → `x_i[j]`."""
 
-    def __init__(self, index: str, element_names: dict[str, str]) -> None:
+    def __init__(self, index: str, element_names: dict[tuple[str, int], str]) -> None:
         super().__init__()
         self.index = index
         self.element_names = element_names
@@ -632,11 +767,10 @@ class _ReplaceIndexed(cst.CSTTransformer):
     def leave_Subscript(
         self, original_node: cst.Subscript, updated_node: cst.Subscript
     ) -> cst.BaseExpression:
-        if _leading_index_name(updated_node) != self.index or not isinstance(
-            updated_node.value, cst.Name
-        ):
+        offset = _leading_offset(updated_node, self.index)
+        if offset is None or not isinstance(updated_node.value, cst.Name):
             return updated_node
-        element = self.element_names.get(updated_node.value.value)
+        element = self.element_names.get((updated_node.value.value, offset))
         if element is None:
             return updated_node
         rest = list(updated_node.slice[1:])
@@ -651,8 +785,11 @@ def _rewrite_body(statements, shape: _Loop) -> list[cst.BaseStatement]:
         taken: set[str] = set()
         for statement in statements:
             taken |= names_in(statement)
-        for array in shape.arrays:
-            shape.element_names[array] = fresh_name(f"{array}_{shape.index}", taken)
+        for array, offset in shape.rows:
+            suffix = f"_{'next' if offset > 0 else 'prev'}{abs(offset) if abs(offset) > 1 else ''}"
+            base = f"{array}_{shape.index}{suffix if offset else ''}"
+            shape.element_names[array, offset] = fresh_name(base, taken)
+            taken.add(shape.element_names[array, offset])
         replacer = _ReplaceIndexed(shape.index, shape.element_names)
         statements = [s.visit(replacer) for s in statements]
     return statements
@@ -660,23 +797,6 @@ def _rewrite_body(statements, shape: _Loop) -> list[cst.BaseStatement]:
 
 def _statement(text: str) -> cst.BaseStatement:
     return cst.parse_statement(text)
-
-
-@dataclass(frozen=True)
-class _Spelling:
-    """How the module spells JAX: its own `jnp` / `lax` aliases when it has them."""
-
-    jax: str = "jax"
-    numpy: str = "jax.numpy"
-    scan: str = "jax.lax.scan"
-
-    @classmethod
-    def of(cls, context: UnitContext) -> _Spelling:
-        aliases = context.index.imports.aliases
-        jax = next((n for n, q in aliases.items() if q == "jax"), "jax")
-        numpy = next((n for n, q in aliases.items() if q == "jax.numpy"), f"{jax}.numpy")
-        lax = next((n for n, q in aliases.items() if q == "jax.lax"), f"{jax}.lax")
-        return cls(jax=jax, numpy=numpy, scan=f"{lax}.scan")
 
 
 def _generate(
@@ -688,14 +808,15 @@ def _generate(
     shape: _Loop,
     taken: set[str],
     loop: cst.For,
-    spelling: _Spelling,
+    spelling: JaxSpelling,
     first_in_block: bool,
 ) -> list[cst.BaseStatement]:
     taken = set(taken)
     prologue: list[cst.BaseStatement] = []
-    # an enumerate index is a carried Python-int counter: weakly typed like the loop's int, so
+    # a loop index is a carried Python-int counter: weakly typed like the loop's int, so
     # `i * v` keeps v's dtype (an int32 `arange` would promote float16 data to float32)
-    index = _enumerate_index(shape)
+    counter = shape.counter
+    index = counter.name if counter else None
     carried = ([index] if index else []) + carries
     if not carried:
         carry_param = fresh_name("carry", taken)
@@ -705,17 +826,16 @@ def _generate(
         carry_param = fresh_name("carry", taken)
         prologue.append(_statement(f"{', '.join(carried)} = {carry_param}"))
     if shape.index is not None:
-        names = [shape.element_names[a] for a in shape.arrays]
+        names = [shape.element_names[row] for row in shape.rows]
         if len(names) == 1:
             element_param = names[0]
         else:
             element_param = fresh_name("elements", taken)
             prologue.append(_statement(f"{', '.join(names)} = {element_param}"))
+    elif shape.element_target is None:
+        element_param = "_"  # nothing scanned over: the body indexes with the counter
     else:
         target = shape.element_target
-        if index:
-            target = target.elements[1].value  # type: ignore[union-attr]
-        assert target is not None
         if isinstance(target, cst.Name):
             element_param = target.value
         else:
@@ -745,7 +865,9 @@ def _generate(
                 )
             )
             ys.append(temporary)
-    carry_out = _tuple_code([f"{index} + 1" if n == index else n for n in carried] or ["None"])
+    step = f"{index} + {counter.step}" if counter and counter.step > 0 else ""
+    step = step or (f"{index} - {-counter.step}" if counter else "")
+    carry_out = _tuple_code([step if n == index else n for n in carried] or ["None"])
     ys_out = _tuple_code(ys) if ys else "None"
     body.append(_statement(f"return {carry_out}, {ys_out}"))
 
@@ -762,7 +884,8 @@ def _generate(
         ),  # keeps the `for` line's comment
         leading_lines=leading,
     )
-    init = _tuple_code(["0" if n == index else n for n in carried] or ["None"])
+    start = counter.start if counter else ""
+    init = _tuple_code([start if n == index else n for n in carried] or ["None"])
     xs = _xs_code(shape)
     casts = _start_casts(body_name, carried, starts, shape, xs, init, taken, spelling)
     ignored = fresh_name("_", taken) if index else ""
@@ -771,16 +894,13 @@ def _generate(
     )
     lists = list(append_positions.values())
     ys_target = _tuple_code(lists, parenthesize=len(lists) > 1) if lists else "_"
-    call = _statement(f"{carry_target}, {ys_target} = {spelling.scan}({body_name}, {init}, {xs})")
+    length = f", length={counter.length}" if counter and counter.length else ""
+    call = _statement(
+        f"{carry_target}, {ys_target} = {spelling.scan}({body_name}, {init}, {xs}{length})"
+    )
     after_def = [*casts, call]
     after_def[0] = after_def[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
     return [definition, *after_def]
-
-
-def _enumerate_index(shape: _Loop) -> str | None:
-    if shape.enumerate_array is None:
-        return None
-    return shape.element_target.elements[0].value.value  # type: ignore[union-attr]
 
 
 def _mentions_jax(statements: list[cst.BaseStatement]) -> bool:
@@ -803,7 +923,7 @@ def _start_casts(
     xs: str,
     init: str,
     taken: set[str],
-    spelling: _Spelling,
+    spelling: JaxSpelling,
 ) -> list[cst.BaseStatement]:
     """Statements giving each carry the type its first update gives it (see `_carry_start`)."""
     numpy = spelling.numpy
@@ -820,11 +940,18 @@ def _start_casts(
         return statements
     structs = _tuple_code(
         [f"{spelling.jax}.ShapeDtypeStruct({a}.shape[1:], {a}.dtype)" for a in shape.arrays]
+        or ["None"]
     )
     types = fresh_name(f"{stepped[0]}_type" if len(carried) == 1 else "carry_types", taken)
     statements.append(
         _statement(f"{types} = {spelling.jax}.eval_shape({body_name}, {init}, {structs})[0]")
     )
+    # One carry's type can reach another a step later (`pos = pos + vel` after `vel` became a
+    # row): with n carries whose type may change, the types settle within n steps.
+    for _ in range(min(len(stepped), MAX_TYPE_STEPS) - 1):
+        statements.append(
+            _statement(f"{types} = {spelling.jax}.eval_shape({body_name}, {types}, {structs})[0]")
+        )
     for name in stepped:
         like = types if len(carried) == 1 else f"{types}[{carried.index(name)}]"
         if starts[name].how == "one_step":
@@ -837,6 +964,10 @@ def _start_casts(
 
 
 def _xs_code(shape: _Loop) -> str:
+    if shape.xs is not None:
+        return shape.xs
+    if not shape.arrays:
+        return "None"
     # the loop runs len(first) times and only reads the others' first rows: scan needs equal
     # lengths, so the other arrays are cut to the loop's length
     first, *others = shape.arrays
@@ -1051,16 +1182,21 @@ def _element_array(step: cst.BaseExpression, shape: _Loop) -> str | None:
             return step.value.value
         return None
     target = shape.element_target
-    if shape.enumerate_array is not None:
-        target = target.elements[1].value  # type: ignore[union-attr]
-    if isinstance(target, cst.Name) and isinstance(step, cst.Name) and step.value == target.value:
+    if (
+        len(shape.arrays) == 1
+        and isinstance(target, cst.Name)
+        and isinstance(step, cst.Name)
+        and step.value == target.value
+    ):
         return shape.arrays[0]
     return None
 
 
 def _element_names(shape: _Loop) -> set[str]:
     """Names that hold (parts of) the current element, or the loop index, inside the body."""
+    names = {shape.counter.name} if shape.counter else set()
     if shape.index is not None:
-        return {shape.index}
-    assert shape.element_target is not None
-    return _target_names(shape.element_target)
+        names.add(shape.index)
+    if shape.element_target is not None:
+        names |= _target_names(shape.element_target)
+    return names

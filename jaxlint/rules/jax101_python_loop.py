@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jaxlint.context import UnitContext
 from jaxlint.cst_text import code_of, count_statements
+from jaxlint.fixes.map_rewrite import map_edit, stacked_comprehension, sum_edit
 from jaxlint.fixes.scan_rewrite import scan_edit
 from jaxlint.rules.base import Rule
 from jaxlint.unit_summary import UnitSummary
@@ -19,6 +21,11 @@ class PythonLoopOverArray(Rule):
     severity = "warning"
     fix_kind = "verified"
     summary = "Python loop over an array in traced code: unrolled once per element"
+
+    def __init__(self, context: UnitContext) -> None:
+        super().__init__(context)
+        # `jnp.stack([... for v in x])` calls, by the id of their comprehension's `for`
+        self._stackers: dict[int, tuple[cst.Call, cst.ListComp]] = {}
 
     @classmethod
     def may_apply(cls, unit: UnitSummary) -> bool:
@@ -48,21 +55,29 @@ class PythonLoopOverArray(Rule):
             return
         source = self.array_length_source(node.iter)
         if source is not None:
+            stacker = self._stackers.get(id(node))
             self.report(
                 node,
                 f"comprehension over {source} (length known only at trace time) is unrolled "
                 "once per element; use jax.vmap or an array expression",
                 end_node=node.iter,
+                fix=map_edit(stacker[0], stacker[1], self.context) if stacker else None,
             )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not self.context.traced or self.context.resolve(node.func) != "builtins.sum":
+        if not self.context.traced:
+            return
+        comprehension = stacked_comprehension(node, self.context)
+        if comprehension is not None:  # its `for` is reported (and fixed) by visit_CompFor
+            self._stackers[id(comprehension.for_in)] = (node, comprehension)
+        if self.context.resolve(node.func) != "builtins.sum":
             return
         if len(node.args) >= 1 and self.context.kind(node.args[0].value) == Kind.ARRAY:
             self.report(
                 node,
                 f"builtin sum over {code_of(node.args[0].value)} adds its rows one by one, "
                 "unrolled at trace time; use jnp.sum(..., axis=0)",
+                fix=sum_edit(node, self.context),
             )
 
     def array_length_source(
