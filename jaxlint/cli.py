@@ -372,6 +372,7 @@ def run_check(args: argparse.Namespace) -> int:
     if file_paths:
         found = discover(file_paths, config)
         discovery_errors.extend(found.errors)
+        _record_examples(args, found.files, config, options)
         outcomes.extend(lint_paths(found.files, config, options, jobs=args.jobs))
     run = _settle(outcomes, stdin, args)
     run.errors[:0] = discovery_errors
@@ -395,6 +396,43 @@ def run_check(args: argparse.Namespace) -> int:
         return EXIT_CLEAN
     remaining = [d for d in run.diagnostics if d.fix is None or not d.fix.applied]
     return EXIT_FINDINGS if remaining or any(run.diffs) else EXIT_CLEAN
+
+
+def _record_examples(
+    args: argparse.Namespace, files: Sequence[Path], config: Config, options: LintOptions
+) -> None:
+    """`--examples-from CMD`: record the verify targets' signatures by running CMD once."""
+    command = getattr(args, "examples_from", None)
+    if command is None:
+        return
+    if not (options.fix and options.verify):
+        print(
+            "jaxlint: --examples-from is only used when verifying fixes (--fix or --diff)",
+            file=sys.stderr,
+        )
+        return
+    if args.examples_timeout <= 0:
+        raise UsageError("--examples-timeout must be positive")
+    from jaxlint.verify.recording import prepare_examples
+
+    prepare_examples(files, config, command, timeout_s=args.examples_timeout)
+
+
+def _add_examples_options(parser: argparse.ArgumentParser, only_with: str) -> None:
+    parser.add_argument(
+        "--examples-from",
+        metavar="CMD",
+        help=f"run CMD once (e.g. 'pytest tests/', 'python train.py') with the functions to "
+        f"verify wrapped and record their argument shapes, dtypes and static values as example "
+        f"inputs, cached in .jaxlint_cache/; this runs your code{only_with}",
+    )
+    parser.add_argument(
+        "--examples-timeout",
+        type=float,
+        default=300.0,
+        metavar="S",
+        help="stop CMD after S seconds (default 300)",
+    )
 
 
 # ---------------------------------------------------------------- other commands
@@ -473,6 +511,7 @@ def run_verify(args: argparse.Namespace) -> int:
     found = discover(paths, config)
     for message in found.errors:
         print(message, file=sys.stderr)
+    _record_examples(args, found.files, config, LintOptions(fix=True))
     status = run_verify_command(list(found.files), config)
     return EXIT_ERROR if found.errors else int(status)
 
@@ -518,6 +557,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even with diagnostics")
     check.add_argument("--stdin-filename", metavar="NAME", help="the path reported for stdin")
     check.add_argument("--show-source", action="store_true", help="show the flagged source line")
+    _add_examples_options(check, "; only used with --fix or --diff")
     check.set_defaults(handler=run_check)
 
     rule = commands.add_parser("rule", help="print a rule's page")
@@ -530,6 +570,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify = commands.add_parser("verify", help="run the verification report only")
     verify.add_argument("paths", nargs="*", metavar="PATHS")
     verify.add_argument("--config", metavar="FILE")
+    _add_examples_options(verify, "")
     verify.set_defaults(handler=run_verify)
     return parser
 

@@ -207,7 +207,15 @@ FLAG_IGNORED = """
         return scale(x, normalize=True)
 """
 
+VECTORS_ONLY = """
+    def norm1(x):
+        if x.ndim != 1:
+            raise ValueError("vectors only")
+        return abs(x).sum()
+"""
+
 MAIN_REQUESTS = [
+    request("vectors-only", VECTORS_ONLY, "def norm1(x):\n    return abs(x).sum()\n", "norm1", "X"),
     request("loss-row-start", SQUARED_LOSS, SQUARED_LOSS_ROW_START, "squared_loss", "JAX101"),
     request("loss-one-step", SQUARED_LOSS, SQUARED_LOSS_ONE_STEP, "squared_loss", "JAX101"),
     request("enumerate-arange", DISCOUNTED, DISCOUNTED_ARANGE, "discounted", "JAX101"),
@@ -340,6 +348,15 @@ def test_rewrite_must_raise_where_the_original_raises(results: dict[str, VerifyR
     result = results["rejects-ints"]
     assert result.status == "failed"
     assert result.reason.startswith("the original raises TypeError: float data only on int32 data")
+
+
+def test_rewrite_must_reject_signatures_the_original_rejects(
+    results: dict[str, VerifyResult],
+) -> None:
+    result = results["vectors-only"]
+    assert result.status == "failed"
+    assert result.reason.startswith("the original raises ValueError: vectors only on (norm1(x: ")
+    assert result.reason.endswith(") but the rewrite returns"), result.reason
 
 
 def test_defaults_are_varied_over_call_site_values(results: dict[str, VerifyResult]) -> None:

@@ -53,7 +53,7 @@ def fix_source(
         chosen = _choose(analyzed, attempts, unsafe_fixes)
         if not chosen:
             break
-        outcome = _decide(chosen, module, current, path, verify, unsafe_fixes)
+        outcome = _decide(chosen, module, current, path, verify, unsafe_fixes, file_source=source)
         to_apply = []
         for finding, edit, attempt in outcome:
             attempt.source = current
@@ -105,12 +105,16 @@ def _choose(
     chosen: list[tuple[Finding, Edit]] = []
     taken: list[tuple[int, int]] = []
     verified_targets: set[str] = set()
+    defined: set[str] = set()
     for finding in candidates:
         edit = finding.fix
         assert isinstance(edit, Edit)
         region = finding.fix_region or (finding.span.line, finding.span.end_line)
         if any(region[0] <= end and start <= region[1] for start, end in taken):
             continue
+        if defined.intersection(edit.module_names):
+            continue  # the next round picks another fresh name against the edited text
+        defined.update(edit.module_names)
         if finding.rule.fix_kind == "verified" and edit.verify_target is not None:
             # each edit is verified alone: two in one function wait for separate rounds
             if edit.verify_target in verified_targets:
@@ -131,8 +135,13 @@ def _decide(
     path: str,
     verify: bool,
     unsafe_fixes: bool,
+    file_source: str | None = None,
 ) -> list[tuple[Finding, Edit | None, Attempt]]:
-    """Which chosen edits to apply: safe ones, and verified ones that JAX proved."""
+    """Which chosen edits to apply: safe ones, and verified ones that JAX proved.
+
+    `file_source` is the file as read: signatures recorded by `--examples-from` are cached under
+    its hash, so they serve every round of this run.
+    """
     decided: list[tuple[Finding, Edit | None, Attempt]] = []
     to_verify: list[tuple[Finding, Edit]] = []
     for finding, edit in chosen:
@@ -151,6 +160,7 @@ def _decide(
 
     from jaxlint.verify import VerifyRequest, jax_available
     from jaxlint.verify import verify as run_verification
+    from jaxlint.verify.recording import recorded_for
 
     if not jax_available():
         for finding, edit in to_verify:
@@ -165,6 +175,7 @@ def _decide(
             target=edit.verify_target or "",
             fix_code=finding.rule.code,
             require_fewer_eqns=edit.require_fewer_eqns,
+            recorded=recorded_for(path, file_source or source, edit.verify_target or ""),
         )
         for number, (finding, edit) in enumerate(to_verify)
     ]

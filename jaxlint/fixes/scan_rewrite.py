@@ -136,10 +136,15 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
         if frame.values.name_kind(name) == Kind.CONTAINER:
             return Refusal(f"`{name}` is a Python container; a scan carry must keep its structure")
 
-    if shape.counter is not None and shape.counter.name in set().union(
-        *(_stores(s) for s in statements)
-    ):
-        return Refusal(f"the loop index `{shape.counter.name}` is reassigned inside the loop")
+    if shape.counter is not None:
+        if shape.counter.name in set().union(*(_stores(s) for s in statements)):
+            return Refusal(f"the loop index `{shape.counter.name}` is reassigned inside the loop")
+        static_use = _static_index_use(body, shape.counter.name, context)
+        if static_use:
+            return Refusal(
+                f"the loop index `{shape.counter.name}` is used as a Python int ({static_use}); "
+                "a scan carries it as a traced value"
+            )
 
     taken = flow.all_names
     body_name = fresh_name("_scan_body", taken)
@@ -297,6 +302,50 @@ def _int_literal(node: cst.BaseExpression) -> int | None:
     ):
         return -int(node.expression.evaluated_value)
     return None
+
+
+def _static_index_use(body: cst.CSTNode, index: str, context: UnitContext) -> str | None:
+    """Where a carried index would need to be a Python int, or None.
+
+    A traced counter works in arithmetic, in an index `x[i]` / `.at[i]` and in JAX functions;
+    not as a slice bound, in a Python builtin (`range`, `int`, `len`) or passed to other code.
+    """
+    finder = _StaticIndexUse(index, context)
+    body.visit(finder)
+    return finder.found
+
+
+class _StaticIndexUse(cst.CSTVisitor):
+    def __init__(self, index: str, context: UnitContext) -> None:
+        super().__init__()
+        self.index = index
+        self.context = context
+        self.found: str | None = None
+
+    def visit_Slice(self, node: cst.Slice) -> bool:
+        if self.index in names_in(node):
+            self.found = "a slice bound"
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.found or not any(self.index in names_in(a.value) for a in node.args):
+            return
+        qualified = self.context.resolve(node.func) or ""
+        at_update = isinstance(node.func, cst.Attribute) and isinstance(
+            node.func.value, cst.Subscript
+        )  # `x.at[i].set(v)`
+        if not (qualified.startswith("jax.") or at_update):
+            self.found = f"an argument of `{cst.Module(body=[]).code_for_node(node.func)}`"
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        base = node.value
+        if (
+            not self.found
+            and isinstance(base, cst.Name)
+            and self.context.kind(base) != Kind.ARRAY
+            and self.index in names_in(node.slice[0])
+        ):
+            self.found = f"an index into `{base.value}`, not an array"
 
 
 def _is_zero(node: cst.BaseExpression) -> bool:

@@ -77,9 +77,13 @@ def verification_text(verification: Mapping[str, Any]) -> str:
     compile_keys = ("compile_s_before", "compile_s_after")
     if any(verification.get(key) is not None for key in compile_keys):
         parts.append(f"compile {_before_after(verification, *compile_keys, _seconds)}")
+    if verification.get("seconds") is not None:
+        parts.append(f"{_seconds(verification['seconds'])} verifying")
     reason = str(verification.get("reason") or "")
     if reason and status not in _PASSED:  # a pass speaks through its figures
         parts.append(reason.removeprefix(f"{label}:").strip())
+    elif "inputs: " in reason:  # …and where its inputs came from, when some were recorded
+        parts.append("inputs: " + reason.split("inputs: ", 1)[1].split(";")[0])
     if not parts:
         return label
     return f"{label} ({', '.join(parts)})" if status in _PASSED else f"{label}: {', '.join(parts)}"

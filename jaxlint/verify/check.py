@@ -8,8 +8,9 @@ import io
 import itertools
 import os
 import sys
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import jax
@@ -25,6 +26,7 @@ from jaxlint.verify.inputs import (
     call_site_values,
     candidate_bindings,
     parameters,
+    share_classes,
     subscript_keys,
     variants,
 )
@@ -41,6 +43,7 @@ from jaxlint.verify.protocol import VerifyRequest, VerifyResult
 
 MIN_INPUT_SETS = 3
 MAX_SIGNATURES = 3  # signatures tried beyond the first
+MAX_REJECTED = 4  # signatures the original rejects, on which the rewrite must raise too
 SIGNATURE_ATTEMPTS = 24  # original calls spent looking for them once the first is found
 MAX_INPUT_SETS = 5  # set indices tried to find MIN_INPUT_SETS the original accepts
 MAX_CALL_BINDINGS = 64
@@ -69,6 +72,7 @@ class InputPlan:
     call: Binding
     set_indices: tuple[int, ...]
     expected: tuple[Any, ...]
+    origin: str = "ladder"  # "recorded": a signature `--examples-from` saw (see _recorded_plans)
 
 
 @dataclass
@@ -83,7 +87,13 @@ class _Measurements:
 
 
 def run_check(request: VerifyRequest) -> VerifyResult:
-    """Verify one rewrite; never raises for problems in user code."""
+    """Verify one rewrite, timed; never raises for problems in user code."""
+    start = time.perf_counter()
+    result = _run_check(request)
+    return replace(result, seconds=round(time.perf_counter() - start, 3))
+
+
+def _run_check(request: VerifyRequest) -> VerifyResult:
     jax.clear_caches()  # fair compile timings: nothing left over from earlier requests
     tag = "".join(c if c.isalnum() else "_" for c in request.request_id)
     module_names = [f"_jaxlint_verify_{tag}_{side}" for side in ("old", "new")]
@@ -160,13 +170,20 @@ def _check(request: VerifyRequest, old_name: str, new_name: str) -> VerifyResult
     if original.is_instance_method != rewritten.is_instance_method:
         raise _Failed(f"rewritten {request.target} is no longer the same kind of callable")
 
-    plans = find_plans(original)
+    rejected: list[tuple[Binding | None, Binding, str]] = []
+    plans = find_plans(original, rejected=rejected, recorded=request.recorded)
+    # inputs are made with the original's classes: the rewrite's identical ones are the same
+    share_classes(
+        old_module, new_module, request.original_source, request.rewritten_source, request.target
+    )
     measured = _measure(original, rewritten, plans[0])
     comparer = _Comparer(original, rewritten, request)
     for plan in plans:
         comparer.on_plan(plan)
     for label, init, call, empty in variants(plans[0], _defaults(original)):
         comparer.on_variant(label, init, call, empty)
+    for init, call, error in rejected:
+        comparer.on_rejected(init, call, error)
     outcome = comparer.outcome()
     status, reason = "verified", ""
     try:
@@ -223,22 +240,45 @@ def _call(target: Target, init: Binding | None, call: Binding, set_index: int) -
     return _bind(target, init, set_index)(*args, **kwargs)
 
 
-def find_plans(original: Target, *, max_attempts: int = MAX_ATTEMPTS) -> list[InputPlan]:
+def find_plans(
+    original: Target,
+    *,
+    max_attempts: int = MAX_ATTEMPTS,
+    recorded: Sequence[str] = (),
+    rejected: list[tuple[Binding | None, Binding, str]] | None = None,
+) -> list[InputPlan]:
     """Input signatures the original accepts, each with MIN_INPUT_SETS input sets.
+
+    Signatures `--examples-from` recorded come first (`_with_recorded`).
 
     The first is the simplest the ladder finds; up to MAX_SIGNATURES more differ from it in the
     rank or kind of some argument (a row loop over `float32[7]` and `float32[7,3]`; `w` a
     vector and a matrix beside `X: float32[7,3]`), so a rewrite must hold for all of them.
+    Signatures the ladder finds the original rejects go to `rejected` (with the error), up to
+    MAX_REJECTED: the rewrite must reject them too.
     """
+    if recorded:
+        return _with_recorded(original, recorded, max_attempts)
     dims = DimTable()
     try:
         callable_ = original.function or getattr(original.cls, original.method or "", None)
         call_params = parameters(
-            _signature(original), dims, CALL_LADDER, keys=subscript_keys(callable_)
+            _signature(original),
+            dims,
+            CALL_LADDER,
+            keys=subscript_keys(callable_),
+            function=callable_,  # annotations' classes, and call sites (jaxlint.verify.call_sites)
+            method=original.cls is not None,
         )
         init_bindings: list[Binding | None] = [None]
         if original.cls is not None:
-            init_params = parameters(inspect.signature(original.cls), dims, INIT_LADDER)
+            init_params = parameters(
+                inspect.signature(original.cls),
+                dims,
+                INIT_LADDER,
+                function=callable_,
+                site_name=original.cls.__name__,
+            )
             init_bindings = list(candidate_bindings(init_params, _INIT_SALT, MAX_INIT_BINDINGS))
     except (TypeError, ValueError) as exc:
         raise _Unverifiable(f"cannot read the signature of {original.qualname}: {exc}") from exc
@@ -271,6 +311,8 @@ def find_plans(original: Target, *, max_attempts: int = MAX_ATTEMPTS) -> list[In
                 except _SAFE_ERRORS as exc:
                     if set_index == 0:
                         last_error = f"({call.describe()}): {describe_exception(exc)}"
+                        if rejected is not None and len(rejected) < MAX_REJECTED:
+                            rejected.append((init, call, describe_exception(exc)))
                         break
                 if len(accepted) == MIN_INPUT_SETS:
                     indices, runs = zip(*accepted, strict=True)
@@ -453,8 +495,10 @@ class _Comparer:
         try:
             expected = _run(self.original, init, call, 0)
         except _SAFE_ERRORS as exc:
-            if empty:
-                return  # nothing to compare: a rewrite may run where an empty loop fails
+            if empty and (label.endswith("→0") or _stacks_nothing(exc)):
+                # A loop that ran zero times left a Python value (`0.0 / len(x)` divides by
+                # zero) or stacked nothing (`jnp.stack([])`): the rewrite may return there.
+                return
             self.tried += 1
             try:
                 _run(self.rewritten, init, call, 0, reference=False)
@@ -462,12 +506,48 @@ class _Comparer:
                 self.passed += 1
                 self.rejected.append(label)
                 return
+            if self._jitted_original_accepts(init, call):
+                self.passed += 1
+                return
             self.failure = (
                 f"the original raises {describe_exception(exc)} {where} but the rewrite returns"
             )
             return
         if self._agrees(init, call, 0, expected, where, empty=empty, loose=loose):
             self.varied.append(label)
+
+    def on_rejected(self, init: Binding | None, call: Binding, error: str) -> None:
+        """A signature the original raises on: the rewrite must raise too."""
+        if self.failure:
+            return
+        self.tried += 1
+        try:
+            _run(self.rewritten, init, call, 0, reference=False)
+        except _SAFE_ERRORS:
+            self.passed += 1
+            return
+        if self._jitted_original_accepts(init, call):
+            self.passed += 1  # jit makes a Python float an array: the rewrite is not the cause
+            return
+        where = describe_call(self.original, init, call)
+        self.failure = f"the original raises {error} on ({where}) but the rewrite returns"
+
+    def _jitted_original_accepts(self, init: Binding | None, call: Binding) -> bool:
+        """Does the original as written (jitted) run where the unstaged original fails?"""
+        jitted = self._jitted()
+        if jitted is None:
+            return False
+        try:
+            _run(jitted, init, call, 0, reference=False)
+        except _SAFE_ERRORS:
+            return False
+        return True
+
+    def _jitted(self) -> Target | None:
+        """The original as written, decorators kept (built on first use)."""
+        if self._jitted_original is False:
+            self._jitted_original = _load_jitted_original(self.request)
+        return self._jitted_original if isinstance(self._jitted_original, Target) else None
 
     def _agrees(
         self,
@@ -516,15 +596,18 @@ class _Comparer:
         """
         if self.request.fix_code == "JAX201":
             return False
-        if self._jitted_original is False:
-            self._jitted_original = _load_jitted_original(self.request)
-        if not isinstance(self._jitted_original, Target):
+        jitted = self._jitted()
+        if jitted is None:
             return False
         try:
-            run = _run(self._jitted_original, init, call, set_index, reference=False)
+            run = _run(jitted, init, call, set_index, reference=False)
         except _SAFE_ERRORS:
             return False
         return same_text(run.printed, printed, loose)
+
+
+def _stacks_nothing(exc: BaseException) -> bool:
+    return isinstance(exc, ValueError) and str(exc).startswith("Need at least one array to")
 
 
 def _load_jitted_original(request: VerifyRequest) -> Target | None:
@@ -631,6 +714,7 @@ def _summary(
 ) -> str:
     signatures = " and ".join(describe_inputs(original, plan) for plan in plans)
     parts = [f"outputs and prints match on {comparer.passed} input sets: {signatures}"]
+    parts += _origin_note(plans, comparer.request.recorded)
     if comparer.varied:
         parts[0] += f", varied by {', '.join(comparer.varied)}"
     if comparer.rejected:
@@ -647,3 +731,101 @@ def _summary(
             f"compile {measured.compile_s_before:.3f} s → {measured.compile_s_after:.3f} s"
         )
     return "; ".join(parts + measured.notes)
+
+
+# ---------------------------------------------------------------- recorded signatures
+
+MAX_RECORDED_PLANS = MAX_SIGNATURES + 1
+
+
+def _with_recorded(original: Target, recorded: Sequence[str], max_attempts: int) -> list[InputPlan]:
+    """The recorded signatures the original accepts, then what the ladder finds.
+
+    With recorded plans the ladder only adds a signature or two (on a smaller budget) and may
+    find none; without, it is the fallback and its error says what became of the records.
+    """
+    first, problem = _recorded_plans(original, recorded)
+    try:
+        budget = max_attempts // 4 if first else max_attempts
+        ladder = find_plans(original, max_attempts=budget)
+    except _Unverifiable as exc:
+        if first:
+            return first
+        count = len(recorded)
+        raise _Unverifiable(
+            f"{exc}; the original accepted none of the {count} recorded signature"
+            f"{'s' if count != 1 else ''} ({problem})"
+        ) from exc
+    if first:
+        ladder = ladder[: max(1, MAX_SIGNATURES + 1 - len(first))]
+    return first + ladder
+
+
+def _recorded_plans(original: Target, recorded: Sequence[str]) -> tuple[list[InputPlan], str]:
+    """Plans from the recorded signatures the original accepts; and the last problem seen."""
+    from jaxlint.verify.recorded import recorded_calls
+
+    try:
+        init_signature = inspect.signature(original.cls) if original.cls is not None else None
+        records = list(recorded_calls(_signature(original), init_signature, recorded))
+    except (TypeError, ValueError) as exc:
+        return [], f"cannot read the signature of {original.qualname}: {exc}"
+    plans: list[InputPlan] = []
+    problem = ""
+    fallback_init: list[Binding | None] = []
+    for init, call, why in records:
+        if call is None:
+            problem = f"cannot rebuild a recorded call: {why}"
+            continue
+        if original.cls is not None and init is None:
+            if not fallback_init:
+                fallback_init.append(_ladder_constructor(original))
+            init = fallback_init[0]
+            if init is None:
+                problem = "no constructor arguments were recorded and none could be found"
+                continue
+        accepted: list[tuple[int, Run]] = []
+        for set_index in range(MAX_INPUT_SETS):
+            try:
+                accepted.append((set_index, _run(original, init, call, set_index)))
+            except _SAFE_ERRORS as exc:
+                if set_index == 0:
+                    problem = f"({call.describe()}): {describe_exception(exc)}"
+                    break
+            if len(accepted) == MIN_INPUT_SETS:
+                indices, runs = zip(*accepted, strict=True)
+                plans.append(InputPlan(init, call, indices, runs, origin="recorded"))
+                break
+        if len(plans) >= MAX_RECORDED_PLANS:
+            break
+    return plans, problem
+
+
+def _ladder_constructor(original: Target) -> Binding | None:
+    """Constructor arguments from the ladder, for a method recorded without its `self`'s."""
+    try:
+        init_params = parameters(inspect.signature(original.cls), DimTable(), INIT_LADDER)
+    except (TypeError, ValueError):
+        return None
+    for init in candidate_bindings(init_params, _INIT_SALT, MAX_INIT_BINDINGS):
+        try:
+            _instance(original, init, 0)
+        except _SAFE_ERRORS:
+            continue
+        return init
+    return None
+
+
+def _origin_note(plans: list[InputPlan], recorded: Sequence[str]) -> list[str]:
+    """`inputs: 2 recorded signatures, 1 from the ladder`, when signatures were recorded."""
+    if not recorded:
+        return []
+    used = sum(1 for plan in plans if plan.origin == "recorded")
+    ladder = len(plans) - used
+    parts = [f"{used} recorded signature{'s' if used != 1 else ''}"]
+    if ladder:
+        parts.append(f"{ladder} from the ladder")
+    note = f"inputs: {', '.join(parts)}"
+    if used < len(recorded):
+        note += f" (of {len(recorded)} recorded)"
+    return [note]

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
+import functools
+import heapq
 import inspect
 import itertools
 import linecache
 import math
+import os
+import sys
+import sysconfig
+import types
+import typing
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -15,42 +23,97 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlint.verify.namespace import last_name
+from jaxlint.verify.namespace import build_module, last_name
 
-Kind = Literal["array", "float", "int", "bool", "key", "dict", "value"]
+Kind = Literal["array", "float", "int", "bool", "key", "dict", "value", "struct", "tuple"]
 
 
 @dataclass(frozen=True)
 class ArgKind:
-    """How to make one argument: an array of a shape and dtype, a Python scalar, or a PRNG key."""
+    """How to make one argument: an array of a shape and dtype, a Python scalar, a PRNG key, or
+    a container built field by field (a dataclass, NamedTuple or pytree class, a tuple, a dict)."""
 
     kind: Kind
     shape: tuple[int, ...] = ()
     dtype: str = "float32"
     keys: tuple[str, ...] = ()  # a dict of arrays with these keys (`batch["x"]` in the body)
     value: Any = None  # kind "value": this Python value (a default or a call site's literal)
+    # kinds "struct", "tuple" and per-key "dict": each field (key, index) and its kind
+    items: tuple[tuple[str, ArgKind], ...] = ()
+    cls: Any = None  # kind "struct": the class called with the fields as keywords; "tuple": list
+    origin: str = ""  # where the kind comes from when not the ladder: "call at line 12"
 
     def describe(self) -> str:
-        """Short text like `float32[5,3]`, `float` or `{x, y: float32[7]}`."""
+        """Short text like `float32[5,3]`, `float`, `{x, y: float32[7]}` or `P(w: float32[3])`."""
+        text = self._describe()
+        return f"{text} ({self.origin})" if self.origin else text
+
+    def _describe(self) -> str:
         if self.kind == "array":
             return f"{self.dtype}[{','.join(map(str, self.shape))}]"
+        if self.kind == "dict" and self.items:
+            described = [k.describe() for _, k in self.items]
+            if len(set(described)) == 1:  # the same kind for every key: `{x, y: float32[7]}`
+                return f"{{{', '.join(name for name, _ in self.items)}: {described[0]}}}"
+            pairs = zip(self.items, described, strict=True)
+            return "{" + ", ".join(f"{name}: {text}" for (name, _), text in pairs) + "}"
         if self.kind == "dict":
             return f"{{{', '.join(self.keys)}: {self.dtype}[{','.join(map(str, self.shape))}]}}"
+        if self.kind == "struct":
+            fields_ = ", ".join(f"{name}: {k.describe()}" for name, k in self.items)
+            return f"{getattr(self.cls, '__name__', 'object')}({fields_})"
+        if self.kind == "tuple":
+            inner = ", ".join(k.describe() for _, k in self.items)
+            if self.cls is list:
+                return f"[{inner}]"
+            return f"({inner},)" if len(self.items) == 1 else f"({inner})"
         if self.kind == "value":
+            shape, dtype = getattr(self.value, "shape", None), getattr(self.value, "dtype", None)
+            if isinstance(shape, tuple) and dtype is not None:  # a call site's PRNG key
+                return f"{dtype}[{','.join(map(str, shape))}]"
             return repr(self.value)
         return self.kind
 
+    def _mapped(self, transform: Any) -> ArgKind:
+        items = tuple((name, transform(k)) for name, k in self.items)
+        return self if items == self.items else replace(self, items=items)
+
     def resized(self, old: int, new: int) -> ArgKind:
         """The same kind with every axis of size `old` made `new` (named dims stay consistent)."""
+        if self.items:
+            return self._mapped(lambda k: k.resized(old, new))
         if self.kind not in ("array", "dict") or old not in self.shape:
             return self
         return replace(self, shape=tuple(new if d == old else d for d in self.shape))
 
     def retyped(self, dtype: str) -> ArgKind:
         """The same kind with float32 data made `dtype`."""
+        if self.items:
+            return self._mapped(lambda k: k.retyped(dtype))
         if self.kind not in ("array", "dict") or self.dtype != "float32":
             return self
         return replace(self, dtype=dtype)
+
+    def shapes(self) -> Iterator[tuple[int, ...]]:
+        """The shapes of the arrays this kind makes (inside containers too)."""
+        if self.items:
+            for _, k in self.items:
+                yield from k.shapes()
+        elif self.kind in ("array", "dict"):
+            yield self.shape
+
+    def has_float32(self) -> bool:
+        """Does it make float32 data (so dtype variants change something)?"""
+        if self.items:
+            return any(k.has_float32() for _, k in self.items)
+        return self.kind in ("array", "dict") and self.dtype == "float32"
+
+    def profile(self) -> tuple[Any, ...]:
+        """Kind, rank and dtype (per field for containers): another profile is another signature."""
+        if self.items:
+            label = getattr(self.cls, "__qualname__", "")
+            return (self.kind, label, tuple((n, k.profile()) for n, k in self.items))
+        return (self.kind, len(self.shape), self.dtype)
 
     def make(self, set_index: int, seed: int) -> Any:
         """The argument value for an input set: the same every run."""
@@ -64,6 +127,17 @@ class ArgKind:
             return set_index % 2 == 0
         if self.kind == "key":
             return jax.random.PRNGKey(seed)
+        if self.items:
+            values = {n: k.make(set_index, seed + 7 * i + 1) for i, (n, k) in enumerate(self.items)}
+            if self.kind == "struct":
+                return self.cls(**values)
+            if self.kind == "tuple":
+                return (self.cls or tuple)(values.values())
+            return values
+        if self.kind == "struct":
+            return self.cls()
+        if self.kind == "tuple":
+            return (self.cls or tuple)()
         if self.kind == "dict":
             leaf = ArgKind("array", self.shape, self.dtype)
             return {key: leaf.make(set_index, seed + 7 * n) for n, key in enumerate(self.keys)}
@@ -164,11 +238,13 @@ class Binding:
         """Fresh (args, kwargs) for an input set; fresh so donated or mutated inputs do not leak."""
         args: list[Any] = []
         kwargs: dict[str, Any] = {}
+        skipped = False  # after a parameter left at its default, the rest go by name
         for position, (param, kind) in enumerate(zip(self.params, self.kinds, strict=True)):
             if kind is None:
+                skipped = True
                 continue
             value = kind.make(set_index, 1000 * set_index + 37 * position + self.salt)
-            if param.keyword or kind.kind == "value":  # earlier defaults may be left out
+            if param.keyword or skipped:
                 kwargs[param.name] = value
             else:
                 args.append(value)
@@ -178,21 +254,17 @@ class Binding:
         """The distinct axis sizes of the array arguments, in order of appearance."""
         found: list[int] = []
         for kind in self.kinds:
-            if kind is not None and kind.kind in ("array", "dict"):
-                found.extend(d for d in kind.shape if d not in found)
+            for shape in kind.shapes() if kind is not None else ():
+                found.extend(d for d in shape if d not in found)
         return found
 
     def leading_sizes(self) -> set[int]:
         """Sizes of the first axis of array arguments (the axes loops run over)."""
-        return {
-            k.shape[0]
-            for k in self.kinds
-            if k is not None and k.kind in ("array", "dict") and k.shape
-        }
+        return {shape[0] for k in self.kinds if k is not None for shape in k.shapes() if shape}
 
     def has_float32_data(self) -> bool:
         """Does any array argument hold float32 data (so dtype variants change something)?"""
-        return any(k is not None and k.retyped("int32") != k for k in self.kinds)
+        return any(k is not None and k.has_float32() for k in self.kinds)
 
     def resized(self, old: int, new: int) -> Binding:
         """Every axis of size `old` made `new`, in every array argument."""
@@ -213,9 +285,7 @@ class Binding:
 
     def profile(self) -> tuple[tuple[str, int, str], ...]:
         """Kind, rank and dtype per argument: signatures with another profile are worth trying."""
-        return tuple(
-            (k.kind, len(k.shape), k.dtype) if k else ("default", 0, "") for k in self.kinds
-        )
+        return tuple(k.profile() if k else ("default", 0, "") for k in self.kinds)
 
     def defaulted(self) -> list[str]:
         """Parameters left at their defaults."""
@@ -232,12 +302,28 @@ def parameters(
     dims: DimTable,
     ladder: tuple[ArgKind, ...],
     keys: dict[str, tuple[str, ...]] | None = None,
+    *,
+    function: object = None,
+    site_name: str | None = None,
+    method: bool = False,
 ) -> tuple[Param, ...]:
     """The parameters to fill, with candidate kinds from annotations or from `ladder`.
 
-    A parameter the body subscripts with strings (`batch["x"]`, in `keys`) is tried as a dict of
-    arrays first.
+    With `function` (whose module holds the annotations' classes), an annotation naming a
+    dataclass, NamedTuple or pytree class gives instances built field by field; an unannotated
+    parameter is first tried with what the module's calls of `site_name(...)` pass for it
+    (literals and array constructors, jaxlint.verify.call_sites; `obj.name(...)` for a method). A
+    parameter the body subscripts with strings (`batch["x"]`, in `keys`) is then tried as a dict
+    of arrays, of the same and of different shapes per key.
     """
+    resolver = _resolver(function) if function is not None else None
+    sites: dict[str, tuple[ArgKind, ...]] = {}
+    if function is not None:
+        from jaxlint.verify.call_sites import call_site_kinds  # it builds on this module
+
+        name = site_name or getattr(function, "__name__", "")
+        names = [p.name for p in signature.parameters.values()]
+        sites = call_site_kinds(function, name, names, method, resolver)
     params: list[Param] = []
     for p in signature.parameters.values():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
@@ -246,16 +332,54 @@ def parameters(
         if p.default is not p.empty:  # left at its default (positional ones after it have one too)
             params.append(Param(p.name, keyword, ()))
             continue
-        kinds = kinds_from_annotation(annotation_text(p.annotation), dims)
+        kinds = annotation_kinds(p.annotation, dims, resolver)
         if kinds is None:
             kinds = (KEY,) + ladder if p.name in _KEY_NAMES else ladder
             if keys and p.name in keys:
-                dicts = tuple(
-                    ArgKind("dict", a.shape, a.dtype, keys[p.name]) for a in ARRAY_LADDER[:2]
-                )
-                kinds = dicts + kinds
+                kinds = dict_kinds(keys[p.name]) + kinds
+            kinds = sites.get(p.name, ()) + kinds
         params.append(Param(p.name, keyword, kinds))
     return tuple(params)
+
+
+# Per-key shapes of a parameter dict (`params["w"] @ x + params["b"]`): the same shape for every
+# key first, then mixed ones, simplest first (w: (7,3) beside b: (3,)).
+DICT_LADDER = (_array(7), _array(7, 3), _array(3), _array(3, 3))
+MAX_DICT_KINDS = 10
+
+
+def dict_kinds(keys: tuple[str, ...]) -> tuple[ArgKind, ...]:
+    """Dicts of arrays with these keys: uniform shapes, then per-key combinations (bounded)."""
+    found: list[ArgKind] = [
+        ArgKind("dict", items=tuple((key, leaf) for key in keys)) for leaf in DICT_LADDER[:2]
+    ]
+    for combo in _ranked([DICT_LADDER] * len(keys), 4 * MAX_DICT_KINDS):
+        kind = ArgKind("dict", items=tuple(zip(keys, combo, strict=True)))
+        if kind not in found:
+            found.append(kind)
+        if len(found) >= MAX_DICT_KINDS:
+            break
+    return tuple(found)
+
+
+def _ranked(choices: list[tuple[ArgKind, ...]], limit: int) -> Iterator[tuple[ArgKind, ...]]:
+    """Up to `limit` picks of one kind per choice, simplest first (lowest total rank), lazily."""
+    if any(not c for c in choices):
+        return
+    first = (0,) * len(choices)
+    heap: list[tuple[int, int, tuple[int, ...]]] = [(0, 0, first)]
+    seen = {first}
+    for _ in range(limit):
+        if not heap:
+            return
+        total, _worst, ranks = heapq.heappop(heap)
+        yield tuple(c[r] for c, r in zip(choices, ranks, strict=True))
+        for i, rank in enumerate(ranks):
+            if rank + 1 < len(choices[i]):
+                following = ranks[:i] + (rank + 1,) + ranks[i + 1 :]
+                if following not in seen:
+                    seen.add(following)
+                    heapq.heappush(heap, (total + 1, max(following), following))
 
 
 def subscript_keys(function: object) -> dict[str, tuple[str, ...]]:
@@ -329,46 +453,423 @@ def annotation_text(annotation: object) -> str | None:
     return repr(annotation)
 
 
-def kinds_from_annotation(text: str | None, dims: DimTable) -> tuple[ArgKind, ...] | None:
+def kinds_from_annotation(
+    text: str | None, dims: DimTable, resolver: Resolver | None = None
+) -> tuple[ArgKind, ...] | None:
     """Candidate kinds an annotation allows, or None when it says nothing usable."""
-    if not text:
-        return None
-    try:
-        node = ast.parse(text, mode="eval").body
-    except SyntaxError:
-        return None
-    return _kinds_from_node(node, dims)
+    return _Annotations(dims, resolver).of_text(text)
 
 
-def _kinds_from_node(node: ast.expr, dims: DimTable) -> tuple[ArgKind, ...] | None:
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # `X | None`
-        return _kinds_from_node(node.left, dims) or _kinds_from_node(node.right, dims)
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return kinds_from_annotation(node.value, dims)
-    if isinstance(node, ast.Subscript):
-        head = last_name(node.value)
-        if head in ("Optional", "Union"):
-            options = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-            for option in options:
-                kinds = _kinds_from_node(option, dims)
+def annotation_kinds(
+    annotation: object, dims: DimTable, resolver: Resolver | None = None
+) -> tuple[ArgKind, ...] | None:
+    """Candidate kinds of an annotation given as source text or as a runtime object."""
+    if annotation is inspect.Parameter.empty:
+        return None
+    return _Annotations(dims, resolver).of_object(annotation)
+
+
+MAX_STRUCT_KINDS = 12  # field-kind combinations tried per dataclass / NamedTuple / pytree class
+MAX_TUPLE_KINDS = 6
+_MAX_NESTING = 4
+_SEQUENCE_HEADS = {"tuple": tuple, "Tuple": tuple, "list": list, "List": list, "Sequence": tuple}
+
+
+@dataclass(frozen=True)
+class _Annotations:
+    """Reads annotations: source text, runtime objects, and the classes they name.
+
+    `namespace` is where the annotation was written (a field's class's module); names are looked
+    up there, then in the target's module, through `resolver`.
+    """
+
+    dims: DimTable
+    resolver: Resolver | None = None
+    namespace: dict[str, Any] | None = None
+    seen: tuple[type, ...] = ()  # classes being built (nested dataclasses), to stop cycles
+    depth: int = 0
+
+    def deeper(self, **changes: Any) -> _Annotations:
+        return replace(self, depth=self.depth + 1, **changes)
+
+    def of_text(self, text: str | None) -> tuple[ArgKind, ...] | None:
+        if not text:
+            return None
+        try:
+            node = ast.parse(text, mode="eval").body
+        except SyntaxError:
+            return None
+        return self.of_node(node)
+
+    def of_object(self, annotation: object) -> tuple[ArgKind, ...] | None:
+        if self.depth > _MAX_NESTING:
+            return None
+        if isinstance(annotation, str):
+            return self.of_text(annotation)
+        if isinstance(annotation, typing.ForwardRef):
+            return self.of_text(annotation.__forward_arg__)
+        if isinstance(annotation, type) and typing.get_origin(annotation) is None:
+            built = self.of_class(annotation)
+            if built is not None:
+                return built
+            return self.of_text(annotation.__qualname__)
+        origin = typing.get_origin(annotation)
+        arguments = typing.get_args(annotation)
+        if origin is typing.Union or (_UNION_TYPE is not None and origin is _UNION_TYPE):
+            for option in arguments:
+                kinds = self.deeper().of_object(option)
                 if kinds:
                     return kinds
             return None
-        if head in _JAXTYPING_DTYPES or head in ("Key", "PRNGKeyArray"):
-            return _jaxtyping_kind(head, node.slice, dims)
+        if origin is typing.Annotated and arguments:
+            return self.deeper().of_object(arguments[0])
+        if origin in (tuple, list):
+            return self.of_sequence(
+                list(arguments), origin, lambda a: self.deeper().of_object(a), ...
+            )
+        return self.of_text(annotation_text(annotation))
+
+    def of_node(self, node: ast.expr) -> tuple[ArgKind, ...] | None:
+        if self.depth > _MAX_NESTING:
+            return None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # `X | None`
+            return self.deeper().of_node(node.left) or self.deeper().of_node(node.right)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return self.deeper().of_text(node.value)
+        if isinstance(node, ast.Subscript):
+            head = last_name(node.value)
+            parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if head in ("Optional", "Union"):
+                for option in parts:
+                    kinds = self.deeper().of_node(option)
+                    if kinds:
+                        return kinds
+                return None
+            if head in _JAXTYPING_DTYPES or head in ("Key", "PRNGKeyArray"):
+                return _jaxtyping_kind(head, node.slice, self.dims)
+            if head == "Annotated":
+                return self.deeper().of_node(parts[0])
+            if head in _SEQUENCE_HEADS:
+                ellipsis = ast.Constant(...)
+                elements = [ellipsis if _is_ellipsis(p) else p for p in parts]
+                return self.of_sequence(
+                    elements, _SEQUENCE_HEADS[head], lambda n: self.deeper().of_node(n), ellipsis
+                )
+            return None
+        name = last_name(node)
+        if name == "float":
+            return (FLOAT,)
+        if name == "int":
+            return (INT,)
+        if name == "bool":
+            return (BOOL,)
+        if name in ("PRNGKeyArray", "KeyArray"):
+            return (KEY,)
+        if name in _ARRAY_TYPES:
+            return ARRAY_LADDER
+        if name is None or self.resolver is None:
+            return None
+        found = self.resolver.lookup(ast.unparse(node), self.namespace)
+        if isinstance(found, type) and typing.get_origin(found) is None:
+            return self.of_class(found)
+        if found is not None:  # an alias: `Params = dict[str, jax.Array]`, `State = "MyState"`
+            return self.deeper().of_object(found)
         return None
-    name = last_name(node)
-    if name == "float":
-        return (FLOAT,)
-    if name == "int":
-        return (INT,)
-    if name == "bool":
-        return (BOOL,)
-    if name in ("PRNGKeyArray", "KeyArray"):
-        return (KEY,)
-    if name in _ARRAY_TYPES:
-        return ARRAY_LADDER
-    return None
+
+    def of_sequence(
+        self, elements: list[Any], container: type, kinds_of: Any, ellipsis: Any
+    ) -> tuple[ArgKind, ...] | None:
+        """`tuple[A, B]`: one kind per element; `tuple[A, ...]` two As; `list[A]` two As."""
+        if len(elements) == 2 and elements[1] is ellipsis:
+            elements = [elements[0], elements[0]]
+        elif container is list and len(elements) == 1:
+            elements = elements * 2
+        if any(e is ellipsis for e in elements) or len(elements) > 8:
+            return None
+        choices = []
+        for element in elements:
+            kinds = kinds_of(element)
+            if not kinds:
+                return None
+            choices.append(kinds)
+        return tuple(
+            ArgKind(
+                "tuple",
+                items=tuple((str(i), k) for i, k in enumerate(combo)),
+                cls=list if container is list else None,
+            )
+            for combo in _ranked(choices, MAX_TUPLE_KINDS)
+        )
+
+    def of_class(self, cls: type) -> tuple[ArgKind, ...] | None:
+        """Instances of a dataclass, NamedTuple or pytree class, built field by field."""
+        if cls in self.seen or len(self.seen) >= _MAX_NESTING:
+            return None
+        fields_ = struct_fields(cls)
+        if fields_ is None:
+            return None
+        namespace = _module_namespace(cls, self.resolver)
+        inner = replace(self, namespace=namespace, seen=self.seen + (cls,), depth=0)
+        names: list[str] = []
+        choices: list[tuple[ArgKind, ...]] = []
+        for f in fields_:
+            if not f.required:
+                continue  # left at its default
+            kinds = inner.of_object(f.annotation) if f.annotation is not _EMPTY else None
+            if f.static:  # a Python value: part of the tree structure, not a leaf
+                kinds = tuple(k for k in kinds or () if k.kind in ("int", "float", "bool"))
+                kinds = kinds or (INT, BOOL, FLOAT)
+            elif not kinds:
+                kinds = DICT_LADDER
+            names.append(f.name)
+            choices.append(kinds)
+        return tuple(
+            ArgKind("struct", items=tuple(zip(names, combo, strict=True)), cls=cls)
+            for combo in _ranked(choices, MAX_STRUCT_KINDS)
+        )
+
+
+_UNION_TYPE = getattr(types, "UnionType", None)
+_EMPTY = inspect.Parameter.empty
+
+
+def _is_ellipsis(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is Ellipsis
+
+
+@dataclass(frozen=True)
+class StructField:
+    """A constructor argument of a dataclass, NamedTuple or pytree class."""
+
+    name: str
+    annotation: Any  # source text, a runtime object, or _EMPTY
+    required: bool  # no default
+    # `field(metadata={"static": True})`, `eqx.field(static=True)`, `pytree_node=False`
+    static: bool
+
+
+def struct_fields(cls: type) -> list[StructField] | None:
+    """The fields to build `cls` from, or None when it is not a class built from its fields.
+
+    NamedTuples and dataclasses (`chex.dataclass`, `flax.struct.dataclass`, equinox Modules are
+    dataclasses at runtime) by their fields; a dataclass with its own `__init__` (an equinox
+    Module's) and a registered pytree class by its `__init__`'s annotated parameters.
+    """
+    if not isinstance(cls, type):
+        return None
+    if issubclass(cls, tuple) and isinstance(getattr(cls, "_fields", None), tuple):
+        annotations = getattr(cls, "__annotations__", {})
+        defaults = getattr(cls, "_field_defaults", {})
+        return [
+            StructField(name, annotations.get(name, _EMPTY), name not in defaults, False)
+            for name in cls._fields
+        ]
+    try:
+        init = [
+            p
+            for p in inspect.signature(cls).parameters.values()
+            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        ]
+    except (TypeError, ValueError):
+        return None
+    if dataclasses.is_dataclass(cls):
+        declared = [f for f in dataclasses.fields(cls) if f.init]
+        if [f.name for f in declared] == [p.name for p in init]:
+            return [
+                StructField(
+                    f.name,
+                    f.type,
+                    f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING,
+                    f.metadata.get("static") is True or f.metadata.get("pytree_node") is False,
+                )
+                for f in declared
+            ]
+    elif not is_registered_pytree(cls):
+        return None  # another class's constructor may do anything: not called
+    required = [p for p in init if p.default is p.empty]
+    if any(p.kind == p.POSITIONAL_ONLY for p in required):
+        return None
+    if not required or any(p.annotation is p.empty for p in required):
+        return None  # "whose `__init__` takes annotated fields": nothing to go on otherwise
+    return [StructField(p.name, p.annotation, p.default is p.empty, False) for p in init]
+
+
+def is_registered_pytree(cls: type) -> bool:
+    """Registered with `register_pytree_node(_class)` (or having its `tree_flatten` methods)."""
+    if hasattr(cls, "tree_flatten") and hasattr(cls, "tree_unflatten"):
+        return True
+    try:
+        from jax._src import tree_util  # the registry has no public lookup by type
+    except ImportError:
+        return False
+    registry = getattr(tree_util, "_registry", None)
+    return isinstance(registry, dict) and cls in registry
+
+
+def is_project_class(cls: type) -> bool:
+    """Is `cls` defined in the project (a verified module or its siblings), not a library?"""
+    module = sys.modules.get(getattr(cls, "__module__", "") or "")
+    path = getattr(module, "__file__", None)
+    if module is None or not path:
+        return getattr(cls, "__module__", "").startswith("_jaxlint_verify_")
+    parts = set(os.path.abspath(path).split(os.sep))
+    if "site-packages" in parts or "dist-packages" in parts:
+        return False
+    return not os.path.abspath(path).startswith(_STDLIB)
+
+
+_STDLIB = os.path.join(sysconfig.get_paths()["stdlib"], "")
+
+
+def _module_namespace(cls: type, resolver: Resolver | None) -> dict[str, Any] | None:
+    name = getattr(cls, "__module__", "")
+    module = sys.modules.get(name)
+    if module is not None:
+        return vars(module)
+    return resolver.modules.get(name) if resolver is not None else None
+
+
+_MISSING = object()
+_HELPER = "_jaxlint_annotation_names"
+MAX_BUILDS = 4
+
+
+class Resolver:
+    """Looks annotation names up in the target's module (its `__globals__`).
+
+    Under `from __future__ import annotations` a class only an annotation names is not among the
+    definitions the verification module ran; it is built then, with its own dependencies, in a
+    module of its own (jaxlint.verify.namespace.build_module: imports and definitions only).
+    """
+
+    def __init__(self, function: object) -> None:
+        self.globals: dict[str, Any] = getattr(function, "__globals__", None) or {}
+        code = getattr(function, "__code__", None)
+        self.filename = code.co_filename if code is not None else ""
+        self.modules: dict[str, dict[str, Any]] = {}  # modules built for annotations
+        self._built: dict[str, Any] = {}
+        self._builds = 0
+
+    def lookup(self, dotted: str, namespace: dict[str, Any] | None = None) -> Any:
+        """The object a dotted name means where it was written, or None."""
+        head, *rest = dotted.split(".")
+        found: Any = _MISSING
+        for names in (namespace, self.globals, self._built):
+            if names is not None and head in names:
+                found = names[head]
+                break
+        if found is _MISSING and (namespace is None or namespace is self.globals):
+            found = self._build(head)
+        for part in rest:
+            if found is _MISSING:
+                break
+            if isinstance(found, types.ModuleType):
+                found = getattr(found, part, _MISSING)
+            else:
+                try:
+                    found = inspect.getattr_static(found, part)
+                except AttributeError:
+                    found = _MISSING
+        return None if found is _MISSING else found
+
+    def _build(self, name: str) -> Any:
+        if name in self._built:
+            return self._built[name]
+        self._built[name] = _MISSING
+        source = "".join(linecache.getlines(self.filename))
+        path = self.globals.get("__file__")
+        if self._builds >= MAX_BUILDS or not source or not path or not _binds(source, name):
+            return _MISSING
+        self._builds += 1
+        module_name = f"{self.globals.get('__name__', '_jaxlint_verify')}_annotations{self._builds}"
+        helper = f"\n\ndef {_HELPER}():\n    return {name}\n"
+        try:
+            module = build_module(
+                source + helper, path, _HELPER, strip_staging=False, module_name=module_name
+            )
+        except (Exception, SystemExit):  # the definition cannot be built: no kinds from it
+            return _MISSING
+        finally:
+            sys.modules.pop(module_name, None)
+        self.modules[module_name] = vars(module)
+        self._built[name] = vars(module).get(name, _MISSING)
+        return self._built[name]
+
+
+def _binds(source: str, name: str) -> bool:
+    """Does the module bind `name` at top level (a class, an assignment, an import)?"""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ClassDef) and stmt.name == name:
+            return True
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            for alias in stmt.names:
+                bound = alias.asname or (alias.name.split(".")[0])
+                if bound == name:
+                    return True
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else []
+        if isinstance(stmt, ast.AnnAssign):
+            targets = [stmt.target]
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=4)
+def _resolver(function: object) -> Resolver:
+    resolver = Resolver(function)
+    _RECENT[:] = [resolver, *_RECENT[:3]]
+    return resolver
+
+
+_RECENT: list[Resolver] = []
+
+
+def share_classes(
+    old_module: types.ModuleType,
+    new_module: types.ModuleType,
+    old_source: str,
+    new_source: str,
+    target: str = "",
+) -> list[str]:
+    """Give the rewritten module the original's class objects where the definitions are the same.
+
+    Inputs are built from the original module's classes (a `State` NamedTuple, a `Params`
+    dataclass): a rewrite that makes a `State` of its own module's class would otherwise give
+    another pytree structure (a `fori_loop` carry, the output) for the same code. Classes built
+    for annotations only (jaxlint.verify.inputs.Resolver) are shared the same way.
+    """
+    try:
+        old_classes = _class_definitions(old_source)
+        new_classes = _class_definitions(new_source)
+    except (SyntaxError, ValueError):
+        return []
+    built = [
+        names
+        for resolver in _RECENT
+        if resolver.globals is vars(old_module)
+        for names in resolver.modules.values()
+    ]
+    shared = []
+    for name, definition in new_classes.items():
+        if name == target.split(".")[0]:
+            continue  # the target's own class: the rewritten method lives in it
+        if old_classes.get(name) != definition or not isinstance(vars(new_module).get(name), type):
+            continue
+        for names in (vars(old_module), *built):
+            if isinstance(names.get(name), type):
+                setattr(new_module, name, names[name])
+                shared.append(name)
+                break
+    return shared
+
+
+def _class_definitions(source: str) -> dict[str, str]:
+    tree = ast.parse(source)
+    return {s.name: ast.dump(s) for s in tree.body if isinstance(s, ast.ClassDef)}
 
 
 def _jaxtyping_kind(head: str, index: ast.expr, dims: DimTable) -> tuple[ArgKind, ...] | None:
@@ -418,7 +919,7 @@ MAX_VARIANTS = 16
 def variants(
     plan: Any, defaults: dict[str, list[Any]]
 ) -> Iterator[tuple[str, Binding | None, Binding, bool]]:
-    """Variations of an accepted signature: (label, init, call, has an empty axis).
+    """Variations of an accepted signature: (label, init, call, may run a loop zero times).
 
     Every axis size made 1 and long, loop axes (leading ones) made empty; float32 data made
     each of VARIANT_DTYPES; each defaulted parameter given the other values callers pass.
@@ -437,7 +938,8 @@ def variants(
             if new == size or (new == 0 and size not in leading):
                 continue
             varied = vary(lambda b, size=size, new=new: b.resized(size, new))
-            found.append((f"axis {size}→{new}", *varied, new == 0))
+            # a short axis may run a loop zero times (`range(1, n)` with n = 1)
+            found.append((f"axis {size}→{new}", *varied, new in (0, 1)))
     if any(b.has_float32_data() for b in both):
         for dtype in VARIANT_DTYPES:
             found.append((f"{dtype} data", *vary(lambda b, dtype=dtype: b.retyped(dtype)), False))

@@ -23,6 +23,9 @@ class VerifyRequest:
     target: str  # qualified name in the module: "cumsum" or "ScaleClass.apply"
     fix_code: str  # "JAX101" | "JAX301" | "JAX201" | ...
     require_fewer_eqns: bool  # True for loop rewrites (JAX101)
+    # Signatures `--examples-from CMD` saw the target called with: one JSON object per string
+    # (jaxlint.verify.recording); tried before any other example inputs.
+    recorded: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,7 @@ class VerifyResult:
     eqns_total_after: int | None = None
     compile_s_before: float | None = None
     compile_s_after: float | None = None
+    seconds: float | None = None  # child time spent on this request (the JAX import excluded)
 
     @property
     def verified(self) -> bool:
@@ -63,8 +67,9 @@ def request_to_wire(request: VerifyRequest) -> dict[str, Any]:
 
 
 def request_from_wire(data: dict[str, Any]) -> VerifyRequest:
-    """The inverse of `request_to_wire`."""
-    return VerifyRequest(**{f.name: data[f.name] for f in fields(VerifyRequest)})
+    """The inverse of `request_to_wire`; `recorded` may be missing (an older parent)."""
+    values = {f.name: data[f.name] for f in fields(VerifyRequest) if f.name != "recorded"}
+    return VerifyRequest(**values, recorded=tuple(data.get("recorded") or ()))
 
 
 def result_to_wire(result: VerifyResult) -> dict[str, Any]:
