@@ -35,12 +35,9 @@ REFERENCE_SEMANTICS_APIS = frozenset(
 TRANSFORMS: dict[str, tuple[TraceKind, tuple[int, ...], tuple[str, ...]]] = {
     "jax.vmap": (TraceKind.ABSTRACT, (0,), ("fun",)),
     "jax.checkpoint": (TraceKind.ABSTRACT, (0,), ("fun",)),
-    "jax.custom_jvp": (TraceKind.ABSTRACT, (0,), ("fun",)),
-    "jax.custom_vjp": (TraceKind.ABSTRACT, (0,), ("fun",)),
     "jax.eval_shape": (TraceKind.ABSTRACT, (0,), ("fun",)),
     "jax.make_jaxpr": (TraceKind.ABSTRACT, (0,), ("fun",)),
     "jax.shard_map": (TraceKind.ABSTRACT, (0,), ("f",)),
-    "jax.named_call": (TraceKind.ABSTRACT, (0,), ("fun",)),
     "equinox.filter_vmap": (TraceKind.ABSTRACT, (0,), ("fun",)),
     "equinox.filter_checkpoint": (TraceKind.ABSTRACT, (0,), ("fun",)),
     "flax.nnx.vmap": (TraceKind.ABSTRACT, (0,), ("f",)),
@@ -68,7 +65,14 @@ TRANSFORMS: dict[str, tuple[TraceKind, tuple[int, ...], tuple[str, ...]]] = {
     "flax.nnx.value_and_grad": (TraceKind.CONCRETE, (0,), ("f",)),
 }
 
-# Decorating a rule onto a custom_jvp/custom_vjp function: the rule body is traced too.
+# Pass-through wrappers, not transforms: called eagerly (or under an eager `jax.grad`) the wrapped
+# function and its rules run in Python on concrete arrays; they are traced only where the wrapped
+# function is called from traced code.
+CUSTOM_DERIVATIVE_WRAPPERS = frozenset({"jax.custom_jvp", "jax.custom_vjp"})
+# Wrappers that call the function as it is (eagerly on concrete arrays): what they wrap is traced
+# only where the wrapper is called from traced code.
+PASS_THROUGH_WRAPPERS = CUSTOM_DERIVATIVE_WRAPPERS | {"jax.named_call"}
+# `f.defvjp(fwd, bwd)` / `@f.defjvp`: the rules run wherever `f` is differentiated.
 CUSTOM_RULE_ATTRIBUTES = frozenset({"defjvp", "defvjp", "defjvps", "def_fwd", "def_bwd"})
 
 # Functions passed here run on the host with concrete values: never traced.
@@ -115,6 +119,22 @@ PYTREE_BASES = frozenset(
         "flax.nnx.Object",
         "flax.nnx.Pytree",
         "flax.nnx.Variable",
+    }
+)
+# Class bases and decorators known not to make instances pytrees. Any other base or decorator
+# that resolves outside the module (a helper in a sibling module, an unresolvable expression) may
+# register the class or derive it from a pytree base: JAX301 does not claim a TypeError there.
+NON_PYTREE_CLASS_APIS = frozenset(
+    {
+        "object",
+        "builtins.object",
+        "abc.ABC",
+        "typing.Generic",
+        "typing.Protocol",
+        "enum.Enum",
+        "dataclasses.dataclass",
+        "functools.total_ordering",
+        "flax.linen.Module",
     }
 )
 PYTREE_REGISTRATION_CALLS = frozenset(

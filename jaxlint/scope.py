@@ -12,10 +12,13 @@ from dataclasses import dataclass, field
 from jaxlint.diagnostics import Span
 from jaxlint.jax_api import (
     CALL_THROUGH,
+    CUSTOM_DERIVATIVE_WRAPPERS,
     CUSTOM_RULE_ATTRIBUTES,
     FILTERING_JITS,
     HOST_CALLBACKS,
     JIT_APIS,
+    NON_PYTREE_CLASS_APIS,
+    PASS_THROUGH_WRAPPERS,
     PYTREE_BASES,
     PYTREE_CLASS_DECORATORS,
     PYTREE_REGISTRATION_CALLS,
@@ -92,6 +95,8 @@ class FunctionInfo:
     roots: list[JitRoot] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
     host: bool = False
+    # wrapped by custom_jvp/custom_vjp, or one of their rules: autodiff runs it on concrete values
+    custom_derivative: bool = False
     reference_semantics: bool = False
     callers: list[FunctionInfo] = field(default_factory=list)
     constant_params: set[str] | None = None  # params every visible call site passes a literal
@@ -278,6 +283,23 @@ def is_pytree_class(class_info: ClassInfo, seen: frozenset[int] = frozenset()) -
     )
 
 
+def may_be_pytree(class_info: ClassInfo) -> bool:
+    """Is the class a pytree, or may a base or decorator jaxlint cannot see into make it one?"""
+    if is_pytree_class(class_info):
+        return True
+    if any(d not in NON_PYTREE_CLASS_APIS for d in class_info.decorator_names):
+        return True
+    return _unknown_base(class_info, frozenset())
+
+
+def _unknown_base(class_info: ClassInfo, seen: frozenset[int]) -> bool:
+    local = {base.node.name: base for base in class_info.local_bases}
+    if any(b not in local and b not in NON_PYTREE_CLASS_APIS for b in class_info.base_names):
+        return True
+    seen = seen | {id(class_info)}
+    return any(id(b) not in seen and _unknown_base(b, seen) for b in local.values())
+
+
 def _inherits_pytree_base(class_info: ClassInfo, seen: frozenset[int]) -> bool:
     if any(b in PYTREE_BASES for b in class_info.base_names):
         return True
@@ -352,6 +374,8 @@ class _IndexBuilder:
         self._class_of: dict[int, ClassInfo] = {}
         self.instances: dict[str, ClassInfo] = {}  # module-level `name = LocalClass(...)`
         self.module_assigns: list[ast.Assign] = []
+        # (wrapped function, its custom derivative rule): the rule is traced where `f` is
+        self.rule_edges: list[tuple[FunctionInfo, FunctionInfo]] = []
 
     # -- pass 1: structure --------------------------------------------------------------------
 
@@ -554,6 +578,8 @@ class _IndexBuilder:
             api = self._resolve(dotted_ast(expression.func), scope)
             if api == "functools.partial" and expression.args:
                 return self._targets(expression.args[0], scope, depth + 1)
+            if api in PASS_THROUGH_WRAPPERS and expression.args:
+                return self._targets(expression.args[0], scope, depth + 1)
             if api in TRANSFORMS or api in JIT_APIS:
                 kind = TRANSFORMS[api][0] if api in TRANSFORMS else TraceKind.ABSTRACT
                 inner = _function_arguments(expression, api)
@@ -583,6 +609,14 @@ class _IndexBuilder:
 
     # -- pass 2: roots --------------------------------------------------------------------------
 
+    def _wrapper_api(self, decorator: ast.expr, scope: FunctionInfo | None) -> str | None:
+        """The API a decorator applies: `jax.custom_vjp` for it and `partial(jax.custom_vjp, …)`."""
+        func = decorator.func if isinstance(decorator, ast.Call) else decorator
+        api = self._resolve(dotted_ast(func), scope)
+        if api == "functools.partial" and isinstance(decorator, ast.Call) and decorator.args:
+            api = self._resolve(dotted_ast(decorator.args[0]), scope)
+        return api
+
     def _decorator_root(self, decorator: ast.expr, scope: FunctionInfo | None):
         """(api, trace kind, keyword arguments) when the decorator traces the function."""
         func = decorator
@@ -595,8 +629,6 @@ class _IndexBuilder:
                 func, keywords = decorator.func, decorator.keywords
         api = self._resolve(dotted_ast(func), scope)
         if api is None:
-            if isinstance(func, ast.Attribute) and func.attr in CUSTOM_RULE_ATTRIBUTES:
-                return ("custom-rule", TraceKind.CONCRETE, [])
             return None
         if api in JIT_APIS or api in self.jit_decorators:
             return (api, TraceKind.ABSTRACT, keywords)
@@ -657,6 +689,13 @@ class _IndexBuilder:
             if isinstance(info.node, ast.Lambda):
                 continue
             for decorator in info.node.decorator_list:
+                rule_of = _custom_rule_owner(decorator)
+                if rule_of is not None:  # `@f.defjvp`: traced where `f` is
+                    for owner in self._lookup_function(rule_of, info.parent):
+                        self.rule_edges.append((owner, info))
+                    info.custom_derivative = True
+                if self._wrapper_api(decorator, info.parent) in CUSTOM_DERIVATIVE_WRAPPERS:
+                    info.custom_derivative = True
                 found = self._decorator_root(decorator, info.parent)
                 if found is None:
                     continue
@@ -668,6 +707,13 @@ class _IndexBuilder:
                 self._mark(info, kind, f"decorated with {api}", api)
 
         for scope, call in self.calls:
+            owner_name = _custom_rule_owner(call.func)
+            if owner_name is not None:  # `f.defvjp(fwd, bwd)`: the rules are traced where `f` is
+                for owner in self._lookup_function(owner_name, scope):
+                    for argument in call.args:
+                        for rule, _, _ in self._targets(argument, scope):
+                            self.rule_edges.append((owner, rule))
+                            rule.custom_derivative = True
             api = self._resolve(dotted_ast(call.func), scope)
             if api is None:
                 continue
@@ -676,6 +722,9 @@ class _IndexBuilder:
                     for target, _, _ in self._targets(argument, scope):
                         target.host = True
                         target.trace = None
+            elif api in CUSTOM_DERIVATIVE_WRAPPERS and call.args:  # f = jax.custom_vjp(g)
+                for wrapped, _, _ in self._targets(call.args[0], scope):
+                    wrapped.custom_derivative = True
             elif api in PYTREE_REGISTRATION_CALLS and call.args:
                 registered = dotted_ast(call.args[0])
                 if registered in self.classes:
@@ -754,6 +803,8 @@ class _IndexBuilder:
                     if isinstance(argument, (ast.Name, ast.Lambda)):
                         for target, _, _ in self._targets(argument, scope):
                             edges.setdefault(id(scope.node), []).append((target, None))
+        for owner, rule in self.rule_edges:
+            edges.setdefault(id(owner.node), []).append((rule, None))
         for info in self.functions:  # nested defs and lambdas run in their parent's trace
             if info.parent is not None and isinstance(info.node, ast.Lambda):
                 edges.setdefault(id(info.parent.node), []).append((info, None))
@@ -772,6 +823,8 @@ class _IndexBuilder:
             for callee, call in edges.get(id(caller.node), []):
                 if callee is caller or callee.host:
                     continue
+                if callee.custom_derivative and caller.trace != TraceKind.ABSTRACT:
+                    continue  # autodiff calls custom rules (and their primal) on concrete values
                 if call is not None:
                     literal_args.setdefault(id(callee.node), []).append(
                         _constant_params(call, callee)
@@ -789,6 +842,19 @@ class _IndexBuilder:
             sites = literal_args.get(id(info.node))
             if sites and not info.roots:
                 info.constant_params = set.intersection(*sites)
+
+
+def _custom_rule_owner(node: ast.expr) -> str | None:
+    """`f` of `f.defvjp` / `f.defjvp` (a call's function or a decorator), else None."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    if (
+        isinstance(node, ast.Attribute)
+        and node.attr in CUSTOM_RULE_ATTRIBUTES
+        and isinstance(node.value, ast.Name)
+    ):
+        return node.value.id
+    return None
 
 
 def _argument_hint(

@@ -472,12 +472,33 @@ class _EvidenceCollector(cst.CSTVisitor):
         iterable = node.iter
         while isinstance(iterable, cst.Subscript):  # `for w, b in params[:-1]`
             iterable = iterable.value
+        for element, name in _iteration_pairs(node.target, node.iter, self.values.resolve):
+            if _used_as_object(node.body, element, self.values.resolve):
+                self._evidence(name, container=True)
         if isinstance(iterable, cst.Name) and (
             isinstance(node.target, (cst.Tuple, cst.List))
             or (isinstance(node.target, cst.Name) and _calls(node.body, node.target.value))
         ):
             # `for w, b in params`, `for layer in layers: x = layer(x)`: a Python container
             self._evidence(iterable.value, container=True)
+
+    def _comprehension(self, node: cst.BaseComp, *parts: cst.CSTNode) -> None:
+        loop = node.for_in
+        for element, iterable in _iteration_pairs(loop.target, loop.iter, self.values.resolve):
+            if any(_used_as_object(p, element, self.values.resolve) for p in parts):
+                self._evidence(iterable, container=True)
+
+    def visit_ListComp(self, node: cst.ListComp) -> None:
+        self._comprehension(node, node.elt, *node.for_in.ifs)
+
+    def visit_SetComp(self, node: cst.SetComp) -> None:
+        self._comprehension(node, node.elt, *node.for_in.ifs)
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
+        self._comprehension(node, node.elt, *node.for_in.ifs)
+
+    def visit_DictComp(self, node: cst.DictComp) -> None:
+        self._comprehension(node, node.key, node.value, *node.for_in.ifs)
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
         self._bind("for", node.target, node.iter)
@@ -528,6 +549,62 @@ class _CallFinder(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         if isinstance(node.func, cst.Name) and node.func.value == self.name:
+            self.found = True
+
+
+def _iteration_pairs(
+    target: cst.BaseExpression,
+    iterable: cst.BaseExpression,
+    resolve: Callable[[cst.BaseExpression], str | None],
+) -> list[tuple[str, str]]:
+    """(element name, iterated name) pairs: `for u in v`, `for u, w in zip(v, dvdt)`."""
+    if isinstance(target, cst.Name) and isinstance(iterable, cst.Name):
+        return [(target.value, iterable.value)]
+    if (
+        isinstance(target, cst.Tuple)
+        and isinstance(iterable, cst.Call)
+        and resolve(iterable.func) == "builtins.zip"
+    ):
+        return [
+            (element.value.value, argument.value.value)
+            for element, argument in zip(target.elements, iterable.args, strict=False)
+            if isinstance(element.value, cst.Name) and isinstance(argument.value, cst.Name)
+        ]
+    return []
+
+
+def _used_as_object(
+    node: cst.CSTNode, name: str, resolve: Callable[[cst.BaseExpression], str | None]
+) -> bool:
+    """Is `name` used as a Python object in `node`: a non-array attribute read, `isinstance`?"""
+    finder = _ObjectUse(name, resolve)
+    node.visit(finder)
+    return finder.found
+
+
+class _ObjectUse(cst.CSTVisitor):
+    def __init__(self, name: str, resolve: Callable[[cst.BaseExpression], str | None]) -> None:
+        super().__init__()
+        self.name = name
+        self.resolve = resolve
+        self.found = False
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if (
+            isinstance(node.value, cst.Name)
+            and node.value.value == self.name
+            and node.attr.value not in ARRAY_EVIDENCE_ATTRIBUTES
+            and not node.attr.value.startswith("__")
+        ):
+            self.found = True
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if (
+            self.resolve(node.func) == "builtins.isinstance"
+            and node.args
+            and isinstance(node.args[0].value, cst.Name)
+            and node.args[0].value.value == self.name
+        ):
             self.found = True
 
 

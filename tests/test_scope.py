@@ -37,12 +37,70 @@ ABSTRACT, CONCRETE = TraceKind.ABSTRACT, TraceKind.CONCRETE
         ("@nnx.jit", "from flax import nnx"),
         ("@jax.vmap", "import jax"),
         ("@jax.checkpoint", "import jax"),
-        ("@jax.custom_jvp", "import jax"),
     ],
 )
 def test_decorator_spellings_make_a_function_traced(decorator, imports):
     source = f"{imports}\n{decorator}\ndef f(x, n=1):\n    return x\n"
     assert traced(source)["f"] == ABSTRACT
+
+
+CUSTOM_VJP = """
+    import jax
+    import jax.numpy as jnp
+
+    @jax.custom_vjp
+    def f(x):
+        return jnp.sin(x)
+
+    def f_fwd(x):
+        return f(x), x
+
+    def f_bwd(x, g):
+        return (g * jnp.cos(x),)
+
+    f.defvjp(f_fwd, f_bwd)
+
+    @jax.custom_jvp
+    def h(x):
+        return jnp.sin(x)
+
+    @h.defjvp
+    def h_jvp(primals, tangents):
+        return h(primals[0]), tangents[0]
+"""
+
+
+def test_custom_derivatives_are_not_traced_on_their_own():
+    # eagerly, or under an eager jax.grad, JAX runs them on concrete arrays
+    found = traced(CUSTOM_VJP + "\n    eager_grad = jax.grad(lambda x: f(x) + h(x))\n")
+    assert {name: found[name] for name in ("f", "f_fwd", "f_bwd", "h", "h_jvp")} == dict.fromkeys(
+        ("f", "f_fwd", "f_bwd", "h", "h_jvp")
+    )
+
+
+def test_custom_derivatives_called_from_jitted_code_are_traced_with_their_rules():
+    found = traced(CUSTOM_VJP + "\n    @jax.jit\n    def loss(x):\n        return f(x) + h(x)\n")
+    assert {name: found[name] for name in ("f", "f_fwd", "f_bwd", "h", "h_jvp")} == dict.fromkeys(
+        ("f", "f_fwd", "f_bwd", "h", "h_jvp"), ABSTRACT
+    )
+
+
+def test_named_call_passes_through():
+    # jax.named_call(f)(x) runs f eagerly on concrete arrays: only a jitted caller traces it
+    source = """
+        import jax
+        def step(v):
+            return v * 2
+        named = jax.named_call(step, name="step")
+        @jax.named_call
+        def loss(v):
+            return v.sum()
+        @jax.jit
+        def train(v):
+            return named(v)
+    """
+    found = traced(source)
+    assert (found["loss"], found["step"]) == (None, ABSTRACT)
 
 
 def test_names_are_resolved_through_imports_not_spelling():

@@ -7,7 +7,7 @@ import libcst as cst
 from jaxlint.fixes.method_rewrite import helper_edit
 from jaxlint.jax_api import FILTERING_JITS, REFERENCE_SEMANTICS_APIS
 from jaxlint.rules.base import Rule
-from jaxlint.scope import is_pytree_class
+from jaxlint.scope import may_be_pytree
 from jaxlint.unit_summary import UnitSummary
 
 
@@ -26,8 +26,8 @@ class JitOnMethod(Rule):
         info = self.context.function
         if info is None or info.class_info is None or not info.is_method:
             return
-        if is_pytree_class(info.class_info):
-            return
+        if may_be_pytree(info.class_info):
+            return  # a pytree, or registered where jaxlint cannot see: no TypeError to claim
         receiver = info.positional[0]
         for root in info.roots:
             if root.via != "decorator" or root.api in FILTERING_JITS | REFERENCE_SEMANTICS_APIS:
