@@ -62,6 +62,12 @@ class Finding:
     fix: Edit | Refusal | None = None
     header_lines: list[int] = field(default_factory=list)
     fix_region: tuple[int, int] | None = None  # lines the fix's edit touches
+    severity: str | None = None  # this finding's own severity, when not the rule's
+
+    @property
+    def level(self) -> str:
+        """The severity the diagnostic gets."""
+        return self.severity or self.rule.severity
 
 
 class UnitContext:
@@ -209,6 +215,7 @@ class UnitContext:
         *,
         end_node: cst.CSTNode | None = None,
         fix: Edit | Refusal | None = None,
+        severity: str | None = None,
     ) -> None:
         region = None
         replacements = getattr(fix, "replacements", None)
@@ -230,5 +237,6 @@ class UnitContext:
                 fix=fix,
                 header_lines=header_lines,
                 fix_region=region,
+                severity=severity,
             )
         )

@@ -189,7 +189,7 @@ def to_diagnostics(
         diagnostics.append(
             Diagnostic(
                 code=code,
-                severity=finding.rule.severity,
+                severity=finding.level,
                 message=finding.message,
                 path=path,
                 span=finding.span,

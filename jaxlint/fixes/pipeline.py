@@ -222,7 +222,7 @@ def _record(
         span = replace(span, line=to_original[span.line], end_line=to_original[span.end_line])
     return Diagnostic(
         code=finding.rule.code,
-        severity=finding.rule.severity,
+        severity=finding.level,
         message=finding.message,
         path=path,
         span=span,

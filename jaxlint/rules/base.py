@@ -72,12 +72,17 @@ class Rule:
         *,
         end_node: cst.CSTNode | None = None,
         fix: Edit | Refusal | None = None,
+        severity: str | None = None,
     ) -> None:
-        """Record a finding anchored on `node` (through the end of `end_node` when given)."""
+        """Record a finding anchored on `node` (through the end of `end_node` when given).
+
+        `severity` overrides the rule's for this finding (a milder case of the same hazard).
+        """
         self.context.report(
             self,
             node,
             message,
             end_node=end_node,
             fix=fix,
+            severity=severity,
         )

@@ -51,9 +51,10 @@ class PrintInTraced(Rule):
                 f"tracer argument{plural} instead of values; use jax.debug.print"
             )
         else:
+            # no tracer is shown: often a deliberate compile marker, so advice, not a warning
             message = (
-                f"print in traced {where} runs once per trace, not once per call; "
-                "use jax.debug.print to print on every call"
+                f"print of static values only in traced {where} runs once per trace, not once "
+                "per call (a compile marker?); use jax.debug.print to print on every call"
             )
         if traced:
             queries = ValueQueries(
@@ -68,7 +69,7 @@ class PrintInTraced(Rule):
             )
         else:
             fix = Refusal(STATIC_ONLY)
-        self.report(node, message, fix=fix)
+        self.report(node, message, fix=fix, severity=None if traced else "info")
 
     def prints_metadata(self, expression: cst.BaseExpression) -> bool:
         """`x.shape`, `x.dtype`… of a traced value, alone or inside an f-string."""
