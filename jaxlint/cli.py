@@ -18,11 +18,14 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from jaxlint.config import Config, ConfigError, load_config, parse_code_list
 from jaxlint.diagnostics import Diagnostic
 from jaxlint.output import FORMATS, formatter, tool_version
+
+if TYPE_CHECKING:
+    from jaxlint.project import ProjectIndex
 
 SUBCOMMANDS = ("check", "rule", "rules", "verify")
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -46,6 +49,7 @@ class LintOptions:
     fix: bool = False
     unsafe_fixes: bool = False
     verify: bool = True
+    project: ProjectIndex | None = None  # functions other modules trace, per file
 
 
 @dataclass(frozen=True)
@@ -123,6 +127,7 @@ def lint_bytes(data: bytes, path: str, config: Config, options: LintOptions) -> 
             fix=options.fix,
             unsafe_fixes=options.unsafe_fixes,
             verify=options.verify,
+            project=options.project.view(path) if options.project else None,
         )
     except Exception as error:  # one broken file must not stop the others
         message = f"{path}: internal error: {type(error).__name__}: {error}"
@@ -373,6 +378,10 @@ def run_check(args: argparse.Namespace) -> int:
         found = discover(file_paths, config)
         discovery_errors.extend(found.errors)
         _record_examples(args, found.files, config, options)
+        from jaxlint.project import build_project_index
+
+        python_files = [f for f in found.files if f.suffix == ".py"]
+        options = replace(options, project=build_project_index(python_files, config))
         outcomes.extend(lint_paths(found.files, config, options, jobs=args.jobs))
     run = _settle(outcomes, stdin, args)
     run.errors[:0] = discovery_errors

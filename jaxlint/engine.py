@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -20,13 +19,13 @@ from jaxlint import suppression
 from jaxlint.config import Config
 from jaxlint.context import Finding, UnitContext
 from jaxlint.diagnostics import Diagnostic, Span
+from jaxlint.project_view import ProjectView
 from jaxlint.registry import ENGINE_CODES, all_rules
 from jaxlint.rules.base import Rule
 from jaxlint.scope import FunctionInfo, ModuleIndex, build_index
+from jaxlint.source import mentions_jax, parse_python
 from jaxlint.unit_summary import summarize
 
-# A file that mentions none of these cannot hold a hazard jaxlint knows about.
-JAX_MARKERS = ("jax", "equinox", "flax")
 _LINE_BREAK = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
 _FUNCTION_NODES = ("FunctionDef", "Lambda")
 
@@ -59,32 +58,25 @@ def split_lines(source: str) -> list[str]:
     return lines
 
 
-def parse_python(source: str, path: str = "<source>") -> ast.Module:
-    """`ast.parse`, without Python's SyntaxWarnings about the user's code reaching stderr."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SyntaxWarning)
-        return ast.parse(source, filename=path)
-
-
-def mentions_jax(source: str, config: Config) -> bool:
-    """Cheap text check: can this file hold anything jaxlint looks at?"""
-    markers = JAX_MARKERS + tuple(d.split(".")[0] for d in config.jit_decorators)
-    return any(marker in source for marker in markers)
-
-
 def enabled_rules(config: Config, path: str) -> list[type[Rule]]:
     codes = config.enabled_codes(path)
     return [rule for code, rule in all_rules().items() if code in codes]
 
 
-def analyze(source: str, path: str, config: Config, rules: list[type[Rule]]) -> AnalyzedSource:
+def analyze(
+    source: str,
+    path: str,
+    config: Config,
+    rules: list[type[Rule]],
+    project: ProjectView | None = None,
+) -> AnalyzedSource:
     """Parse, index, and run `rules` over every unit that holds traced code."""
     lines = split_lines(source)
     try:
         tree = parse_python(source, path)
     except (SyntaxError, ValueError) as error:
         return AnalyzedSource(source, lines, None, [], syntax_error=_syntax_error(error, path))
-    index = build_index(tree, config.jit_decorators, lines)
+    index = _index(tree, config, lines, project)
     findings: list[Finding] = []
     if not rules:
         return AnalyzedSource(source, lines, index, findings)
@@ -110,7 +102,11 @@ def analyze(source: str, path: str, config: Config, rules: list[type[Rule]]) -> 
 
 
 def analyze_module(
-    source: str, path: str, config: Config, rules: list[type[Rule]]
+    source: str,
+    path: str,
+    config: Config,
+    rules: list[type[Rule]],
+    project: ProjectView | None = None,
 ) -> tuple[AnalyzedSource, cst.Module | None]:
     """Like `analyze`, but over one libcst tree of the whole file, so fixes can edit it."""
     lines = split_lines(source)
@@ -125,9 +121,22 @@ def analyze_module(
         span = Span(error.raw_line, error.raw_column + 1, error.raw_line, error.raw_column + 1)
         diagnostic = _engine_diagnostic(path, span, f"libcst cannot parse: {error.message}")
         return AnalyzedSource(source, lines, None, [], syntax_error=diagnostic), None
-    index = build_index(tree, config.jit_decorators, lines)
+    index = _index(tree, config, lines, project)
     findings = run_rules(module, index, config, path, 0, index.functions, rules) if rules else []
     return AnalyzedSource(source, lines, index, findings), module
+
+
+def _index(
+    tree: ast.Module, config: Config, lines: list[str], project: ProjectView | None
+) -> ModuleIndex:
+    project = project or ProjectView()
+    return build_index(
+        tree,
+        config.jit_decorators,
+        lines,
+        package=project.package,
+        traced_from_outside=project.traced_from_outside,
+    )
 
 
 def run_rules(
@@ -154,18 +163,26 @@ def lint_source(
     fix: bool = False,
     unsafe_fixes: bool = False,
     verify: bool = True,
+    project: ProjectView | None = None,
 ) -> LintResult:
-    """Lint one source text; with `fix`, also rewrite it (see jaxlint.fixes)."""
-    if suppression.file_is_skipped(source) or not mentions_jax(source, config):
+    """Lint one source text; with `fix`, also rewrite it (see jaxlint.fixes).
+
+    `project` carries what the project index found for this file (functions other modules
+    trace); without it the file is analysed alone.
+    """
+    traced_here = project is not None and bool(project.traced_from_outside)
+    if suppression.file_is_skipped(source) or not (traced_here or mentions_jax(source, config)):
         return LintResult([])
     rules = enabled_rules(config, path)
     if fix:
         from jaxlint.fixes.pipeline import fix_source
 
-        return fix_source(source, path, config, rules, unsafe_fixes=unsafe_fixes, verify=verify)
+        return fix_source(
+            source, path, config, rules, unsafe_fixes=unsafe_fixes, verify=verify, project=project
+        )
     from jaxlint.fixes.status import fix_status_for_check
 
-    analyzed = analyze(source, path, config, rules)
+    analyzed = analyze(source, path, config, rules, project)
     diagnostics = to_diagnostics(analyzed, path, config, fixes=fix_status_for_check)
     return LintResult(diagnostics, findings=analyzed.findings)
 

@@ -59,10 +59,16 @@ class ImportTable:
     aliases: dict[str, str] = field(default_factory=dict)
     module_defined: set[str] = field(default_factory=set)
 
+    package: str | None = None  # the module's package, for relative imports
+
     @classmethod
-    def from_ast(cls, tree: ast.Module) -> ImportTable:
-        """Imports and definitions at module level (including inside top-level if/try blocks)."""
-        table = cls()
+    def from_ast(cls, tree: ast.Module, package: str | None = None) -> ImportTable:
+        """Imports and definitions at module level (including inside top-level if/try blocks).
+
+        With the module's `package` known, relative imports resolve too (`from .losses import
+        mse` in `pkg.train` → `pkg.losses.mse`).
+        """
+        table = cls(package=package)
         pending = list(tree.body)
         while pending:
             statement = pending.pop()
@@ -92,6 +98,15 @@ class ImportTable:
             for alias in node.names:
                 if alias.name != "*":
                     self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        elif node.level and self.package:
+            parts = self.package.split(".")
+            if node.level - 1 >= len(parts):
+                return  # above the top-level package
+            base = ".".join(parts[: len(parts) - (node.level - 1)])
+            module = f"{base}.{node.module}" if node.module else base
+            for alias in node.names:
+                if alias.name != "*":
+                    self.aliases[alias.asname or alias.name] = f"{module}.{alias.name}"
 
     def resolve(self, dotted: str | None) -> str | None:
         """Qualified name of a dotted reference at module scope, or None when it is not known."""

@@ -20,6 +20,7 @@ from typing import Any
 from jaxlint.config import Config
 from jaxlint.diagnostics import Diagnostic, Span
 from jaxlint.engine import LintResult, lint_source, parse_python, split_lines
+from jaxlint.project_view import ProjectView
 from jaxlint.registry import ENGINE_CODES
 
 # Marker lines: comments, so they change neither the analysis nor the indentation structure.
@@ -412,6 +413,7 @@ def lint_notebook(
     fix: bool = False,
     unsafe_fixes: bool = False,
     verify: bool = True,
+    project: ProjectView | None = None,  # a notebook is its own module: nothing to take from it
 ) -> LintResult:
     """Lint a notebook's code cells; with `fix`, `fixed_source` is the new notebook JSON."""
     bom = "\ufeff" if text.startswith("\ufeff") else ""

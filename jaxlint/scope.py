@@ -7,6 +7,7 @@ decide which parts of a file need libcst at all. Rules read it through `jaxlint.
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from jaxlint.diagnostics import Span
@@ -188,6 +189,9 @@ class ModuleIndex:
     jit_decorators: frozenset[str]
     module_values: dict[str, str]  # module-level `name = <value>`: "container" or the callee's name
     lines: list[str] = field(default_factory=list)
+    # calls from traced code to functions imported from elsewhere: (qualified callee, trace kind,
+    # caller); the project index marks the callees traced in their own modules
+    outgoing: list[tuple[str, TraceKind, str]] = field(default_factory=list)
 
     def span_of(self, node: ast.AST) -> Span:
         """File span of an ast node (ast columns are UTF-8 byte offsets; spans count characters)."""
@@ -312,10 +316,19 @@ def _inherits_pytree_base(class_info: ClassInfo, seen: frozenset[int]) -> bool:
 
 
 def build_index(
-    tree: ast.Module, jit_decorators: tuple[str, ...] = (), lines: list[str] | None = None
+    tree: ast.Module,
+    jit_decorators: tuple[str, ...] = (),
+    lines: list[str] | None = None,
+    *,
+    package: str | None = None,
+    traced_from_outside: Mapping[str, tuple[TraceKind, str]] | None = None,
 ) -> ModuleIndex:
-    """Analyse a parsed module: functions, classes, jit roots, traced set."""
-    builder = _IndexBuilder(tree, ImportTable.from_ast(tree), frozenset(jit_decorators))
+    """Analyse a parsed module: functions, classes, jit roots, traced set.
+
+    `package` resolves relative imports; `traced_from_outside` (module-level function name →
+    trace kind and reason) marks what traced code in other modules of the project calls.
+    """
+    builder = _IndexBuilder(tree, ImportTable.from_ast(tree, package), frozenset(jit_decorators))
     builder.collect(tree.body, parent=None, class_info=None)
     for function in builder.functions:
         function.local_names -= function.declared_outer
@@ -324,6 +337,9 @@ def build_index(
             builder.classes[b] for b in class_info.base_names if b in builder.classes
         ]
     builder.find_roots()
+    for name, (kind, reason) in (traced_from_outside or {}).items():
+        for info in builder.functions_named(name):
+            builder._mark(info, kind, reason)
     builder.propagate()
     builder.collect_call_hints()
     functions = sorted(builder.functions, key=lambda f: _start_key(f.node))
@@ -337,6 +353,7 @@ def build_index(
         jit_decorators=builder.jit_decorators,
         module_values=builder.module_values(),
         lines=lines or [],
+        outgoing=builder.outgoing_calls(),
     )
 
 
@@ -783,6 +800,40 @@ class _IndexBuilder:
                     hint = _argument_hint(argument, scope, self)
                     if hint is not None:
                         target.param_hints.setdefault(name, set()).add(hint)
+
+    def functions_named(self, name: str) -> list[FunctionInfo]:
+        """`name` as a module-level function, or `Class.method`."""
+        owner, _, method = name.partition(".")
+        if not method:
+            info = self.module_defs.get(name)
+            return [info] if info is not None else []
+        class_info = self.classes.get(owner)
+        found = class_info.methods.get(method) if class_info is not None else None
+        return [found] if found is not None else []
+
+    def outgoing_calls(self) -> list[tuple[str, TraceKind, str]]:
+        """Imported functions this module traces: (qualified name, trace kind, how).
+
+        Called from a traced function (`losses.mse(...)` in a jitted step), or passed to a jit
+        or transform (`jax.value_and_grad(loss_fn)` with `loss_fn` imported).
+        """
+        found = []
+        for scope, call in self.calls:
+            api = self._resolve(dotted_ast(call.func), scope)
+            if api in JIT_APIS or api in self.jit_decorators or api in TRANSFORMS:
+                kind = TRANSFORMS[api][0] if api in TRANSFORMS else TraceKind.ABSTRACT
+                for argument in _function_arguments(call, api):
+                    wrapped = self._resolve(dotted_ast(argument), scope)
+                    if wrapped and not wrapped.startswith(("builtins.", "jax.")):
+                        found.append((wrapped, kind, f"passed to {api}"))
+            elif (
+                scope is not None
+                and scope.trace is not None
+                and api
+                and not api.startswith(("builtins.", "jax."))
+            ):
+                found.append((api, scope.trace, f"called from {scope.describe()}"))
+        return found
 
     # -- pass 3: propagation --------------------------------------------------------------------
 

@@ -37,7 +37,9 @@ class FakeResult:
     findings: list = field(default_factory=list)
 
 
-def fake_lint_source(source, path, config, *, fix=False, unsafe_fixes=False, verify=True):
+def fake_lint_source(
+    source, path, config, *, fix=False, unsafe_fixes=False, verify=True, project=None
+):
     """Flags every `BAD` (safe fix: `GOOD`); `BOOM` raises; `MUTATE` edits the file meanwhile."""
     if "BOOM" in source:
         raise RuntimeError("boom")
@@ -452,7 +454,7 @@ def test_notebooks_go_through_the_notebook_adapter(fake_engine: Path, capsys, mo
     module = types.ModuleType("jaxlint.notebook")
     seen = []
 
-    def lint_notebook(text, path, config, *, fix, unsafe_fixes, verify):
+    def lint_notebook(text, path, config, *, fix, unsafe_fixes, verify, project=None):
         seen.append((path, json.loads(text)))
         span = Span(2, 1, 2, 4)
         return FakeResult([Diagnostic("JAX201", "warning", "cell print", path, span, cell=3)])

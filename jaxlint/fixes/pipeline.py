@@ -27,6 +27,7 @@ from jaxlint.engine import (
 from jaxlint.fixes.apply import apply_edits, edited_source
 from jaxlint.fixes.edits import Edit
 from jaxlint.fixes.status import Attempt, finding_key, fix_status
+from jaxlint.project_view import ProjectView
 from jaxlint.rules.base import Rule
 
 MAX_ROUNDS = 8
@@ -41,12 +42,13 @@ def fix_source(
     *,
     unsafe_fixes: bool = False,
     verify: bool = True,
+    project: ProjectView | None = None,
 ) -> LintResult:
     """Apply every fix that may be applied; report applied fixes and what is left."""
     current = source
     attempts: dict[tuple, Attempt] = {}
     applied_records: list[Diagnostic] = []
-    analyzed, module = analyze_module(current, path, config, rules)
+    analyzed, module = analyze_module(current, path, config, rules, project)
     for _ in range(MAX_ROUNDS):  # a text is analyzed once: again only after it changed
         if module is None:
             break
@@ -74,7 +76,7 @@ def fix_source(
             attempt = attempts[finding_key(finding)]
             applied_records.append(_record(finding, path, attempt, to_original))
         current = candidate
-        analyzed, module = analyze_module(current, path, config, rules)
+        analyzed, module = analyze_module(current, path, config, rules, project)
 
     remaining = to_diagnostics(analyzed, path, config, fixes=lambda f: fix_status(f, attempts))
     diagnostics = sorted(applied_records + remaining, key=Diagnostic.sort_key)

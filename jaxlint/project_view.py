@@ -1,0 +1,17 @@
+"""What linting one file needs from the project index (see jaxlint.project)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from jaxlint.jax_api import TraceKind
+
+
+@dataclass(frozen=True)
+class ProjectView:
+    """A file's package and the functions traced code in other modules reaches (picklable)."""
+
+    package: str | None = None
+    # function name (or `Class.method`) → trace kind and reason
+    traced_from_outside: Mapping[str, tuple[TraceKind, str]] = field(default_factory=dict)

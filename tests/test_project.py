@@ -1,0 +1,109 @@
+"""The project index: functions traced from other modules of the package are linted as traced."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from jaxlint.config import Config
+from jaxlint.jax_api import TraceKind
+from jaxlint.project import build_project_index, module_site
+
+LOSSES = """
+    import jax.numpy as jnp
+
+
+    def mse(pred, target):
+        err = jnp.mean((pred - target) ** 2)
+        print("mse", err)
+        return err
+
+
+    def unused(pred):
+        print("host side", pred)
+        return pred
+"""
+TRAIN = """
+    import jax
+
+    from . import losses
+
+
+    @jax.jit
+    def step(w, x, y):
+        return losses.mse(x @ w, y)
+"""
+GRADS = """
+    import jax
+
+    from pkg.metrics import penalty
+
+    penalty_grad = jax.grad(penalty)
+"""
+METRICS = """
+    def penalty(w):
+        print("penalty of", w)
+        return (w**2).sum()
+"""
+
+
+def make_package(root: Path, files: dict[str, str]) -> Path:
+    package = root / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for name, source in files.items():
+        (package / name).write_text(textwrap.dedent(source))
+    return package
+
+
+def check(cwd: Path, *paths: str) -> list[dict]:
+    done = subprocess.run(
+        [sys.executable, "-m", "jaxlint", "check", "--output-format", "json", *paths],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    return json.loads(done.stdout)
+
+
+def test_module_site_follows_init_files(tmp_path: Path) -> None:
+    package = make_package(tmp_path, {"losses.py": LOSSES})
+    assert module_site(package / "losses.py").name == "pkg.losses"
+    assert module_site(package / "losses.py").package == "pkg"
+    assert module_site(package / "__init__.py").package == "pkg"
+
+
+def test_a_helper_called_from_a_jitted_step_in_another_module_is_traced(tmp_path: Path) -> None:
+    make_package(tmp_path, {"losses.py": LOSSES, "train.py": TRAIN})
+    found = check(tmp_path, "pkg")
+    assert [(Path(d["path"]).name, d["line"], d["code"]) for d in found] == [
+        ("losses.py", 7, "JAX201")  # `unused` is never traced: its print is fine
+    ]
+
+
+def test_the_changed_file_alone_sees_its_package(tmp_path: Path) -> None:
+    # pre-commit passes only the changed files: the package's other modules are indexed too
+    make_package(tmp_path, {"losses.py": LOSSES, "train.py": TRAIN})
+    found = check(tmp_path, "pkg/losses.py")
+    assert [(d["line"], d["code"]) for d in found] == [(7, "JAX201")]
+
+
+def test_without_the_jitted_caller_nothing_is_traced(tmp_path: Path) -> None:
+    make_package(tmp_path, {"losses.py": LOSSES})
+    assert check(tmp_path, "pkg") == []
+
+
+def test_a_function_passed_to_a_transform_in_another_module_is_traced(tmp_path: Path) -> None:
+    package = make_package(tmp_path, {"grads.py": GRADS, "metrics.py": METRICS})
+    index = build_project_index([package / "grads.py"], Config())
+    view = index.view(str(package / "metrics.py"))
+    assert view.package == "pkg"
+    kind, reason = view.traced_from_outside["penalty"]
+    assert kind == TraceKind.CONCRETE and reason == "passed to jax.grad in pkg.grads"
+    found = check(tmp_path, "pkg")
+    assert [(Path(d["path"]).name, d["code"]) for d in found] == [("metrics.py", "JAX201")]
