@@ -141,11 +141,27 @@ LAYERS = [1, 2, 3]
 def f(x, n):
     acc = 0.0
     {header}
-        acc = acc + 1.0
+        acc = acc + jnp.sum(x)
     return acc
 """
     found = codes_and_lines(lint(source, select=("JAX101",)))
     assert found == ({("JAX101", 12)} if flagged else set())
+
+
+def test_a_loop_body_without_traced_work_unrolls_nothing():
+    # Python arithmetic on shapes (`n_blocks += 1`) adds no equation to the jaxpr per iteration
+    source = """
+        import jax
+
+        @jax.jit
+        def f(x):
+            n_blocks, sizes = 0, []
+            for i in range(x.shape[0]):
+                n_blocks += 1
+                sizes.append(i * 2)
+            return x * n_blocks
+    """
+    assert lint(source, select=("JAX101",)) == []
 
 
 def test_shape_derived_names_flow_through_assignments():
@@ -223,7 +239,7 @@ def test_names_unpacked_from_a_lax_loop_carry_are_arrays():
             def body(state):
                 i, x = state
                 for r in x:
-                    pass
+                    i = i + r
                 return i + 1, x
 
             def step(carry, x):

@@ -6,6 +6,7 @@ import libcst as cst
 
 from jaxlint.context import UnitContext
 from jaxlint.cst_text import code_of, count_statements
+from jaxlint.fixes.codegen import names_in
 from jaxlint.fixes.map_rewrite import map_edit, stacked_comprehension, sum_edit
 from jaxlint.fixes.scan_rewrite import scan_edit
 from jaxlint.rules.base import Rule
@@ -26,6 +27,27 @@ class PythonLoopOverArray(Rule):
         super().__init__(context)
         # `jnp.stack([... for v in x])` calls, by the id of their comprehension's `for`
         self._stackers: dict[int, tuple[cst.Call, cst.ListComp]] = {}
+        # what each comprehension `for` computes per element (its element, key/value, conditions)
+        self._produced: dict[int, tuple[cst.CSTNode, ...]] = {}
+
+    def visit_ListComp(self, node: cst.ListComp) -> None:
+        self._record(node.for_in, node.elt)
+
+    def visit_SetComp(self, node: cst.SetComp) -> None:
+        self._record(node.for_in, node.elt)
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
+        self._record(node.for_in, node.elt)
+
+    def visit_DictComp(self, node: cst.DictComp) -> None:
+        self._record(node.for_in, node.key, node.value)
+
+    def _record(self, loop: cst.CompFor, *parts: cst.CSTNode) -> None:
+        inner: cst.CompFor | None = loop
+        while inner is not None:  # nested `for`s and `if`s all run per element
+            parts += tuple(inner.ifs) + ((inner.inner_for_in.iter,) if inner.inner_for_in else ())
+            self._produced[id(inner)] = parts
+            inner = inner.inner_for_in
 
     @classmethod
     def may_apply(cls, unit: UnitSummary) -> bool:
@@ -38,7 +60,7 @@ class PythonLoopOverArray(Rule):
         if not self.context.traced:
             return
         source = self.array_length_source(node.iter, node)
-        if source is None:
+        if source is None or not self.does_traced_work(node.body, node.target):
             return
         statements = count_statements(node.body)
         self.report(
@@ -54,7 +76,10 @@ class PythonLoopOverArray(Rule):
         if not self.context.traced:
             return
         source = self.array_length_source(node.iter)
-        if source is not None:
+        produced = self._produced.get(id(node), ())
+        if source is not None and any(
+            self.does_traced_work(part, node.target) for part in produced
+        ):
             stacker = self._stackers.get(id(node))
             self.report(
                 node,
@@ -80,6 +105,15 @@ class PythonLoopOverArray(Rule):
                 fix=sum_edit(node, self.context),
             )
 
+    def does_traced_work(self, body: cst.CSTNode, target: cst.CSTNode | None = None) -> bool:
+        """Does the body touch a traced value or call JAX? Else nothing is unrolled into the jaxpr
+        (Python integer arithmetic on shapes, building a list of ints). A body that turns the
+        element into a Python number (`v.item()`, `int(v)`) runs on concrete values: were they
+        traced it would raise, which is another rule's finding."""
+        finder = _TracedWork(self.context, names_in(target) if target is not None else set())
+        body.visit(finder)
+        return finder.found and not finder.concretized
+
     def array_length_source(
         self, iterable: cst.BaseExpression, loop: cst.For | None = None
     ) -> str | None:
@@ -101,3 +135,34 @@ class PythonLoopOverArray(Rule):
         if kind == Kind.ARRAY:
             return f"`{code_of(iterable)}`"
         return None
+
+
+CONCRETIZERS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"})
+
+
+class _TracedWork(cst.CSTVisitor):
+    def __init__(self, context: UnitContext, elements: set[str]) -> None:
+        super().__init__()
+        self.context = context
+        self.elements = elements
+        self.found = False
+        self.concretized = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Call) and self.elements and self._concretizes(node):
+            self.concretized = True
+        if not self.found:
+            if isinstance(node, cst.Name):
+                self.found = self.context.kind(node).traced
+            elif isinstance(node, cst.Call):
+                self.found = (self.context.resolve(node.func) or "").startswith("jax.")
+        return not self.concretized
+
+    def _concretizes(self, call: cst.Call) -> bool:
+        """`v.item()`, `v.tolist()`, `int(v)`… of a loop element."""
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in ("item", "tolist"):
+            return bool(self.elements & names_in(func.value))
+        return self.context.resolve(func) in CONCRETIZERS and any(
+            self.elements & names_in(a.value) for a in call.args
+        )

@@ -135,6 +135,9 @@ class PrintInTraced(Rule):
         if isinstance(expression, NOT_VALUES):
             return isinstance(expression, cst.Lambda) and self._mentions(expression.body, seen)
         if isinstance(expression, cst.BaseExpression):
+            attribute = expression.attr.value if isinstance(expression, cst.Attribute) else ""
+            if attribute in STATIC_PROJECTIONS:
+                return False  # `.shape` / `.dtype` / `.ndim` of anything (`tc[0].shape`): static
             if context.holds_traced(expression):
                 return True
             if context.kind(expression) == Kind.CONTAINER and not isinstance(expression, DISPLAYS):
@@ -142,11 +145,6 @@ class PrintInTraced(Rule):
             if isinstance(expression, cst.Name):
                 return any(self._mentions(v, seen) for v in self._bound(expression.value, seen))
             if isinstance(expression, cst.Attribute):
-                if (
-                    expression.attr.value in STATIC_PROJECTIONS
-                    and context.kind(expression.value).traced
-                ):
-                    return False
                 return self._mentions(expression.value, seen)
             if isinstance(expression, cst.Call) and context.resolve(expression.func) in SHAPE_CALLS:
                 return False  # `jnp.shape(x)`: static, whatever it is called on
