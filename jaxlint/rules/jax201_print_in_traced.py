@@ -72,18 +72,15 @@ class PrintInTraced(Rule):
         self.report(node, message, fix=fix, severity=None if traced else "info")
 
     def prints_metadata(self, expression: cst.BaseExpression) -> bool:
-        """`x.shape`, `x.dtype`… of a traced value, alone or inside an f-string."""
+        """`x.shape`, `x.dtype`…, alone or inside an f-string."""
         if isinstance(expression, cst.FormattedString):
             return any(
                 self.prints_metadata(part.expression)
                 for part in expression.parts
                 if isinstance(part, cst.FormattedStringExpression)
             )
-        return (
-            isinstance(expression, cst.Attribute)
-            and expression.attr.value in STATIC_METADATA
-            and self.context.kind(expression.value).traced
-        )
+        # whatever it is read from (`map_data = tc[0]` of a traced tuple): metadata is static
+        return isinstance(expression, cst.Attribute) and expression.attr.value in STATIC_METADATA
 
     # -- what the rewrite asks ------------------------------------------------------------------
 
