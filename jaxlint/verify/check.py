@@ -40,6 +40,7 @@ from jaxlint.verify.namespace import (
     x64_setting,
 )
 from jaxlint.verify.protocol import VerifyRequest, VerifyResult
+from jaxlint.verify.shape_solver import with_solved
 
 MIN_INPUT_SETS = 3
 MAX_SIGNATURES = 3  # signatures tried beyond the first
@@ -297,7 +298,10 @@ def find_plans(
                 constructor = f"{original.qualname.rsplit('.', 1)[0]}({init.describe()})"
                 last_error = f"{constructor}: {describe_exception(exc)}"
                 continue
-        for call in candidate_bindings(call_params, _CALL_SALT, MAX_CALL_BINDINGS):
+        calls: Iterator[Binding] = candidate_bindings(call_params, _CALL_SALT, MAX_CALL_BINDINGS)
+        if original.cls is None:  # consistent shapes for coupled parameters before the ladder
+            calls = with_solved(original.function, call_params, calls, _CALL_SALT)
+        for call in calls:
             if attempts >= max_attempts or (plans and attempts >= plans_budget):
                 break
             profile = (init.profile() if init else (), call.profile())
