@@ -93,6 +93,10 @@ class StateMutationInTraced(Rule):
         if head is None:
             return
         owner = self._owner(head, function)
+        if owner == "argument" and head not in function.static_params:
+            # a traced argument is the copy jit unflattened for this trace: writing into it
+            # changes nothing outside and leaks nothing (a per-trace cache is a known idiom)
+            return
         what = (
             f"sets attribute `{target.attr.value}` of"
             if isinstance(target, cst.Attribute)
