@@ -503,38 +503,35 @@ class _Comparer:
                 # A loop that ran zero times left a Python value (`0.0 / len(x)` divides by
                 # zero) or stacked nothing (`jnp.stack([])`): the rewrite may return there.
                 return
-            self.tried += 1
-            try:
-                _run(self.rewritten, init, call, 0, reference=False)
-            except _SAFE_ERRORS:
-                self.passed += 1
+            if self._rejects(init, call, f"the original raises {describe_exception(exc)} {where}"):
                 self.rejected.append(label)
-                return
-            if self._jitted_original_accepts(init, call):
-                self.passed += 1
-                return
-            self.failure = (
-                f"the original raises {describe_exception(exc)} {where} but the rewrite returns"
-            )
             return
         if self._agrees(init, call, 0, expected, where, empty=empty, loose=loose):
             self.varied.append(label)
 
     def on_rejected(self, init: Binding | None, call: Binding, error: str) -> None:
         """A signature the original raises on: the rewrite must raise too."""
-        if self.failure:
-            return
+        if not self.failure:
+            where = describe_call(self.original, init, call)
+            self._rejects(init, call, f"the original raises {error} on ({where})")
+
+    def _rejects(self, init: Binding | None, call: Binding, raised: str) -> bool:
+        """Does the rewrite raise where the original did (`raised` says how)? Else a failure.
+
+        The jitted original accepting the inputs excuses the rewrite: jit makes a Python float
+        an array, so it is not the rewrite that changed what runs.
+        """
         self.tried += 1
         try:
             _run(self.rewritten, init, call, 0, reference=False)
         except _SAFE_ERRORS:
             self.passed += 1
-            return
+            return True
         if self._jitted_original_accepts(init, call):
-            self.passed += 1  # jit makes a Python float an array: the rewrite is not the cause
-            return
-        where = describe_call(self.original, init, call)
-        self.failure = f"the original raises {error} on ({where}) but the rewrite returns"
+            self.passed += 1
+            return False
+        self.failure = f"{raised} but the rewrite returns"
+        return False
 
     def _jitted_original_accepts(self, init: Binding | None, call: Binding) -> bool:
         """Does the original as written (jitted) run where the unstaged original fails?"""
