@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 from jaxlint.config import Config, load_config
 from jaxlint.engine import lint_source
 from jaxlint.output import tool_version
+from jaxlint.project import ProjectIndex, build_project_index
 from jaxlint.registry import all_rules
 
 # flake8's name for standard input when no --stdin-display-name is given.
@@ -98,7 +99,9 @@ class JaxlintChecker:
     def _lint(self, source: str) -> list[tuple[int, int, str, str]]:
         """(line, 1-based column, code, message) of every finding flake8 may show."""
         config = engine_config(self.filename, self.explicit_select)
-        result = lint_source(source, self.filename, config)
+        project = _package_index(_package_root(self.filename), config.jit_decorators)
+        view = project.view(self.filename) if project is not None else None
+        result = lint_source(source, self.filename, config, project=view)
         reports = {(d.line, d.column, d.code, d.message) for d in result.diagnostics}
         if self.disable_noqa:
             # `flake8 --disable-noqa` shows suppressed findings; the engine has already
@@ -119,3 +122,19 @@ class JaxlintChecker:
 
 def _one_line(message: str) -> str:
     return " ".join(message.split())
+
+
+def _package_root(filename: str) -> str | None:
+    """The top package folder `filename` belongs to (walking up `__init__.py` files)."""
+    folder, top = Path(filename).resolve().parent, None
+    while (folder / "__init__.py").is_file():
+        top, folder = folder, folder.parent
+    return str(top) if top is not None else None
+
+
+@lru_cache(maxsize=8)
+def _package_index(root: str | None, jit_decorators: tuple[str, ...]) -> ProjectIndex | None:
+    """The project index of a package, built once per flake8 process, as the CLI builds it."""
+    if root is None:
+        return None
+    return build_project_index([Path(root) / "__init__.py"], Config(jit_decorators=jit_decorators))

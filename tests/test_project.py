@@ -107,3 +107,18 @@ def test_a_function_passed_to_a_transform_in_another_module_is_traced(tmp_path: 
     assert kind == TraceKind.CONCRETE and reason == "passed to jax.grad in pkg.grads"
     found = check(tmp_path, "pkg")
     assert [(Path(d["path"]).name, d["code"]) for d in found] == [("metrics.py", "JAX201")]
+
+
+def test_flake8_sees_the_package_as_the_command_line_does(tmp_path: Path) -> None:
+    make_package(tmp_path, {"losses.py": LOSSES, "train.py": TRAIN})
+    done = subprocess.run(
+        [sys.executable, "-m", "flake8", "--select", "JAX", "pkg/losses.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.stdout.splitlines() == [
+        "pkg/losses.py:7:5: JAX201 print in traced `mse` runs once, at trace time, and prints "
+        "1 tracer argument instead of values; use jax.debug.print"
+    ], done.stdout + done.stderr
