@@ -484,6 +484,8 @@ class _EvidenceCollector(cst.CSTVisitor):
 
     def _comprehension(self, node: cst.BaseComp, *parts: cst.CSTNode) -> None:
         loop = node.for_in
+        if isinstance(loop.iter, cst.Name) and isinstance(loop.target, (cst.Tuple, cst.List)):
+            self._evidence(loop.iter.value, container=True)  # `for path, leaf in leaves`
         for element, iterable in _iteration_pairs(loop.target, loop.iter, self.values.resolve):
             if any(_used_as_object(p, element, self.values.resolve) for p in parts):
                 self._evidence(iterable, container=True)
