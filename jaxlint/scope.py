@@ -424,7 +424,7 @@ class _IndexBuilder:
                 calls.append((scope, node))
             elif kind in _FUNCTION_TYPES:
                 info = self._add_function(node, scope, owner)  # type: ignore[arg-type]
-                body = [node.body] if kind is ast.Lambda else _reachable(node.body)  # type: ignore[attr-defined]
+                body = [node.body] if kind is ast.Lambda else node.body  # type: ignore[attr-defined]
                 stack.extend((statement, info, None) for statement in reversed(body))
                 stack.append((node.args, scope, None))  # defaults run in the enclosing scope
                 if kind is not ast.Lambda:
@@ -893,15 +893,6 @@ class _IndexBuilder:
             sites = literal_args.get(id(info.node))
             if sites and not info.roots:
                 info.constant_params = set.intersection(*sites)
-
-
-def _reachable(body: list[ast.stmt]) -> list[ast.stmt]:
-    """The statements of a function body up to its first unconditional `return` / `raise`: what
-    follows never runs (nor is it traced), like a stub that raises NotImplementedError first."""
-    for position, statement in enumerate(body):
-        if isinstance(statement, (ast.Return, ast.Raise)):
-            return body[: position + 1]
-    return body
 
 
 def _custom_rule_owner(node: ast.expr) -> str | None:
