@@ -61,7 +61,6 @@ class _Loop:
     element_target: cst.BaseExpression | None = None  # `v` / `(a, b)`: what each element binds
     counter: _Counter | None = None  # an index carried as a Python-int counter
     xs: str | None = None  # the scanned-over expression, when not the arrays themselves
-    length_array: str = ""
 
 
 @dataclass(frozen=True)
@@ -193,7 +192,6 @@ def _loop_shape(loop: cst.For, context: UnitContext) -> _Loop | Refusal:
     shape = _Loop()
     if _is_array_name(iterable, context):
         shape.arrays = [iterable.value]  # type: ignore[attr-defined]
-        shape.length_array = iterable.value  # type: ignore[attr-defined]
         shape.element_target = loop.target
         return shape
     if not isinstance(iterable, cst.Call):
@@ -214,7 +212,6 @@ def _loop_shape(loop: cst.For, context: UnitContext) -> _Loop | Refusal:
         if not isinstance(index, cst.Name):
             return Refusal("the enumerate index must be a plain name")
         shape.arrays = [array.value]  # type: ignore[attr-defined]
-        shape.length_array = array.value  # type: ignore[attr-defined]
         shape.counter = _Counter(index.value)
         shape.element_target = loop.target.elements[1].value
         return shape
@@ -222,7 +219,7 @@ def _loop_shape(loop: cst.For, context: UnitContext) -> _Loop | Refusal:
         if not _is_array_name(arguments[0], context):
             return Refusal("only `reversed(<array name>)` is rewritten")
         name = arguments[0].value  # type: ignore[attr-defined]
-        shape.arrays, shape.length_array, shape.xs = [name], name, f"{name}[::-1]"
+        shape.arrays, shape.xs = [name], f"{name}[::-1]"
         shape.element_target = loop.target
         return shape
     if callee == "builtins.zip":
@@ -232,7 +229,7 @@ def _loop_shape(loop: cst.For, context: UnitContext) -> _Loop | Refusal:
         if len(names) != 2 or len(positional) != 2 or keywords - {"strict"}:
             return Refusal("only `zip(x, y)` of two array names is rewritten")
         first, second = names
-        shape.arrays, shape.length_array = names, first
+        shape.arrays = names
         # zip stops at the shorter array; scan needs equal lengths
         shape.xs = f"({first}[: {second}.shape[0]], {second}[: {first}.shape[0]])"
         shape.element_target = loop.target
@@ -252,7 +249,6 @@ def _loop_shape(loop: cst.For, context: UnitContext) -> _Loop | Refusal:
         shape.arrays = [length_array] + [a for a, _ in uses.rows if a != length_array]
         shape.rows = [(a, 0) for a in shape.arrays]
         shape.index = index
-        shape.length_array = length_array
         if uses.other_use:
             shape.counter = _Counter(index)
         return shape
@@ -270,7 +266,6 @@ def _loop_shape(loop: cst.For, context: UnitContext) -> _Loop | Refusal:
         # empty range scans empty slices
         shape.rows = uses.rows
         shape.arrays = [a for a, _ in uses.rows]
-        shape.length_array = shape.arrays[0]
         shape.xs = _tuple_code([_row_slice(a, start + c, stop, c) for a, c in uses.rows])
         shape.index = index
         if uses.other_use:
