@@ -124,13 +124,13 @@ def parse_libcst(text: str, path: str) -> Sequence[str]:
 
 
 def load_jaxlint() -> Linter | None:
-    """Return a linter over jaxlint.engine.lint_source, or None if the engine is missing."""
+    """Return a linter over jaxlint.fixes.pipeline.lint_source, or None if the engine is missing."""
     if str(REPO_DIR) not in sys.path:
         sys.path.insert(0, str(REPO_DIR))  # measure this checkout, installed or not
     try:
-        lint_source = importlib.import_module("jaxlint.engine").lint_source
-        config = importlib.import_module("jaxlint.config").Config()
-        project = importlib.import_module("jaxlint.project")
+        lint_source = importlib.import_module("jaxlint.fixes.pipeline").lint_source
+        config = importlib.import_module("jaxlint.engine.config").Config()
+        project = importlib.import_module("jaxlint.analysis.project")
     except (ImportError, AttributeError) as error:
         print(f"jaxlint engine not importable ({error}); measuring ast and libcst only\n")
         return None
@@ -141,7 +141,7 @@ def load_jaxlint() -> Linter | None:
         # as `jaxlint check` builds it before linting
         root = top_package(Path(path))
         if root not in indexes:
-            indexes[root] = project.build_project_index([Path(path)], config)
+            indexes[root] = project.build_project_index([Path(path)], config.jit_decorators)
         view = indexes[root].view(path)  # type: ignore[attr-defined]
         result = lint_source(text, path, config, project=view)
         return [diagnostic.code for diagnostic in getattr(result, "diagnostics", result)]

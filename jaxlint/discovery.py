@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pathspec
 
-from jaxlint.config import DEFAULT_EXCLUDES, Config
+from jaxlint.engine.config import DEFAULT_EXCLUDES, Config
 
 LINTED_SUFFIXES = (".py", ".ipynb")
 

@@ -22,11 +22,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
-from jaxlint.config import Config, load_config
-from jaxlint.engine import lint_source
+from jaxlint.analysis.project import ProjectIndex, build_project_index
+from jaxlint.engine.config import Config, load_config
+from jaxlint.engine.registry import all_rules
+from jaxlint.fixes.pipeline import lint_source
 from jaxlint.output import tool_version
-from jaxlint.project import ProjectIndex, build_project_index
-from jaxlint.registry import all_rules
 
 # flake8's name for standard input when no --stdin-display-name is given.
 _FLAKE8_STDIN_NAMES = ("stdin", "-")
@@ -137,4 +137,4 @@ def _package_index(root: str | None, jit_decorators: tuple[str, ...]) -> Project
     """The project index of a package, built once per flake8 process, as the CLI builds it."""
     if root is None:
         return None
-    return build_project_index([Path(root) / "__init__.py"], Config(jit_decorators=jit_decorators))
+    return build_project_index([Path(root) / "__init__.py"], jit_decorators)

@@ -17,11 +17,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from jaxlint.config import Config
+from jaxlint.analysis.project_view import ProjectView
 from jaxlint.diagnostics import Diagnostic, Span
-from jaxlint.engine import LintResult, lint_source, parse_python, split_lines
-from jaxlint.project_view import ProjectView
-from jaxlint.registry import ENGINE_CODES
+from jaxlint.engine.config import Config
+from jaxlint.engine.lint import LintResult, parse_python, split_lines
+from jaxlint.engine.registry import ENGINE_CODES
+from jaxlint.fixes.pipeline import lint_source
 
 # Marker lines: comments, so they change neither the analysis nor the indentation structure.
 _BOUNDARY = "# jaxlint-notebook-cell-boundary-{number}"

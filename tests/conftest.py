@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from jaxlint.config import Config
 from jaxlint.diagnostics import Diagnostic
-from jaxlint.engine import lint_source
+from jaxlint.engine.config import Config
+from jaxlint.fixes.pipeline import lint_source
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"

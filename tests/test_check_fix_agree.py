@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from jaxlint.config import Config
-from jaxlint.engine import lint_source
+from jaxlint.engine.config import Config
+from jaxlint.fixes.pipeline import lint_source
 from tests.conftest import FIXTURES
 
 PATHS = sorted(

@@ -1,8 +1,8 @@
 """The `jaxlint` command line (jaxlint.cli).
 
-Most tests run `cli.main` in-process over a fake engine (a stand-in `jaxlint.engine` module), so
-exit codes, writing, diffs and output are checked exactly whatever the rules say. The tests at the
-end run `python -m jaxlint` as a subprocess against the real engine.
+Most tests run `cli.main` in-process over a fake engine (a stand-in `jaxlint.fixes.pipeline`
+module), so exit codes, writing, diffs and output are checked exactly whatever the rules say. The
+tests at the end run `python -m jaxlint` as a subprocess against the real engine.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from jaxlint import cli
+from jaxlint import cli, files
 from jaxlint.diagnostics import Diagnostic, Fix, Span
 from jaxlint.output import rule_name
 
@@ -70,9 +70,9 @@ def fake_lint_source(
 @pytest.fixture
 def fake_engine(monkeypatch, tmp_path: Path) -> Path:
     """Install the fake engine and work in tmp_path; returns tmp_path."""
-    module = types.ModuleType("jaxlint.engine")
+    module = types.ModuleType("jaxlint.fixes.pipeline")
     module.lint_source = fake_lint_source  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "jaxlint.engine", module)
+    monkeypatch.setitem(sys.modules, "jaxlint.fixes.pipeline", module)
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -231,7 +231,7 @@ def test_unreadable_file_is_a_clear_error(fake_engine: Path, capsys) -> None:
 
 def test_lint_path_on_a_folder_reports_instead_of_raising(fake_engine: Path) -> None:
     (fake_engine / "pkg.py").mkdir()
-    outcome = cli.lint_path(Path("pkg.py"), cli.Config())
+    outcome = files.lint_path(Path("pkg.py"), cli.Config())
     assert outcome.error == "pkg.py: cannot read file: Is a directory"
 
 
@@ -443,7 +443,7 @@ def test_jobs_gives_the_same_output_as_one_process(fake_engine: Path, capsys) ->
 def test_lint_paths_keeps_order_without_a_pool(fake_engine: Path) -> None:
     for name in ("b.py", "a.py"):
         (fake_engine / name).write_text("BAD\n")
-    outcomes = cli.lint_paths([Path("b.py"), Path("a.py")], cli.Config(), cli.LintOptions(), 1)
+    outcomes = files.lint_paths([Path("b.py"), Path("a.py")], cli.Config(), files.LintOptions(), 1)
     assert [o.path for o in outcomes] == ["b.py", "a.py"]
 
 
@@ -469,23 +469,23 @@ def test_notebooks_go_through_the_notebook_adapter(fake_engine: Path, capsys, mo
 
 
 def test_source_linter_dispatch(fake_engine: Path, monkeypatch) -> None:
-    assert cli.source_linter("a.py") is fake_lint_source
+    assert files.source_linter("a.py") is fake_lint_source
     monkeypatch.setitem(sys.modules, "jaxlint.notebook", None)
-    assert cli.source_linter("nb.ipynb") is None
+    assert files.source_linter("nb.ipynb") is None
 
 
 # ---------------------------------------------------------------- rule, rules, verify, --version
 
 
 def test_rule_prints_the_page(capsys, monkeypatch) -> None:
-    from jaxlint import registry
+    from jaxlint.engine import registry
 
     monkeypatch.setattr(registry, "rule_page", lambda code: f"# {code}\n\npage text\n")
     assert run(capsys, "rule", "jax000") == (0, "# JAX000\n\npage text\n", "")
 
 
 def test_rule_without_a_page_prints_its_summary(capsys, monkeypatch) -> None:
-    from jaxlint import registry
+    from jaxlint.engine import registry
 
     monkeypatch.setattr(registry, "rule_page", lambda code: None)
     assert run(capsys, "rule", "JAX000") == (
@@ -504,7 +504,7 @@ def test_rule_unknown_code_exits_two(capsys) -> None:
 
 
 def test_rules_table(capsys) -> None:
-    from jaxlint.registry import all_rules, known_codes
+    from jaxlint.engine.registry import all_rules, known_codes
 
     code, out, err = run(capsys, "rules")
     assert (code, err) == (0, "")
@@ -522,34 +522,19 @@ def test_rules_table(capsys) -> None:
 
 
 def test_verify_hands_the_discovered_files_over(fake_engine: Path, capsys, monkeypatch) -> None:
-    report = types.ModuleType("jaxlint.verify.report")
     calls = []
 
     def run_verify_command(paths, config):
         calls.append(paths)
         return 1
 
-    report.run_verify_command = run_verify_command  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "jaxlint.verify.report", report)
-    import jaxlint.verify
+    import jaxlint.verify_command
 
-    monkeypatch.setattr(jaxlint.verify, "report", report, raising=False)
+    monkeypatch.setattr(jaxlint.verify_command, "run_verify_command", run_verify_command)
     (fake_engine / "b.py").write_text("x = 1\n")
     (fake_engine / "a.py").write_text("x = 1\n")
     assert run(capsys, "verify", ".")[0] == 1
     assert calls == [[Path("a.py"), Path("b.py")]]
-
-
-def test_verify_without_the_report_module_exits_two(capsys, monkeypatch) -> None:
-    monkeypatch.setitem(sys.modules, "jaxlint.verify.report", None)
-    import jaxlint.verify
-
-    monkeypatch.delattr(jaxlint.verify, "report", raising=False)
-    code, out, err = run(capsys, "verify", ".")
-    assert (code, out) == (2, "")
-    assert (
-        err == "jaxlint: error: verification is not available: jaxlint.verify.report is missing\n"
-    )
 
 
 def test_version(capsys) -> None:

@@ -1,4 +1,4 @@
-"""`[tool.jaxlint]` (jaxlint.config): validation, selection semantics, and the CLI's handling."""
+"""`[tool.jaxlint]` (jaxlint.engine.config): validation, selection semantics, CLI handling."""
 
 from __future__ import annotations
 
@@ -10,8 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from jaxlint import config as config_module
-from jaxlint.config import Config, ConfigError, config_from_table, load_config, parse_code_list
+from jaxlint.engine import config as config_module
+from jaxlint.engine.config import (
+    Config,
+    ConfigError,
+    config_from_table,
+    load_config,
+    parse_code_list,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -207,7 +213,7 @@ def test_config_from_table_requires_a_table(tmp_path: Path) -> None:
 
 def test_real_registry_opt_in_rules() -> None:
     """Opt-in rules (SPEC §3: JAX303 here) are on only when selected."""
-    from jaxlint.registry import all_rules, default_codes
+    from jaxlint.engine.registry import all_rules, default_codes
 
     rules = all_rules()
     opt_in = {code for code, rule in rules.items() if rule.opt_in}

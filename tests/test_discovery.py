@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from jaxlint import discovery
-from jaxlint.config import Config
 from jaxlint.discovery import discover
+from jaxlint.engine.config import Config
 
 
 def make(root: Path, *relative: str, text: str = "x = 1\n") -> None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from jaxlint.config import Config
-from jaxlint.engine import lint_source, split_lines
+from jaxlint.engine.config import Config
+from jaxlint.engine.lint import split_lines
+from jaxlint.fixes.pipeline import lint_source
 from tests.conftest import codes_and_lines, lint
 
 

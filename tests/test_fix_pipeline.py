@@ -13,11 +13,10 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from jaxlint.config import Config
-from jaxlint.engine import lint_source
-from jaxlint.fixes.edits import Edit
-from jaxlint.fixes.pipeline import fix_source
-from jaxlint.rules.base import Rule
+from jaxlint.engine.config import Config
+from jaxlint.engine.edits import Edit
+from jaxlint.engine.rule import Rule
+from jaxlint.fixes.pipeline import fix_source, lint_source
 from tests.conftest import FIXTURES
 
 jax = pytest.importorskip("jax")

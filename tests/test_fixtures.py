@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from jaxlint.config import Config
-from jaxlint.engine import lint_source
-from jaxlint.registry import default_codes
+from jaxlint.engine.config import Config
+from jaxlint.engine.registry import default_codes
+from jaxlint.fixes.pipeline import lint_source
 from tests.conftest import FIXTURES, codes_and_lines, expected_findings
 
 LINT_FIXTURES = sorted(
@@ -49,7 +49,7 @@ def test_seed_findings_are_the_issue_list():
 
 def test_every_rule_has_positive_and_negative_fixtures():
     """fixtures/rules/<code>_*.py: at least 5 findings of the rule and 5 clean functions."""
-    from jaxlint.registry import all_rules
+    from jaxlint.engine.registry import all_rules
 
     for code in all_rules():
         files = sorted((FIXTURES / "rules").glob(f"{code.lower()}_*.py"))

@@ -14,8 +14,8 @@ import warnings
 import hypothesmith
 from hypothesis import HealthCheck, assume, given, settings
 
-from jaxlint.config import Config
-from jaxlint.engine import lint_source
+from jaxlint.engine.config import Config
+from jaxlint.fixes.pipeline import lint_source
 
 ALL_RULES = Config(select=("JAX",))
 SETTINGS = settings(

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from jaxlint import notebook as nb_module
-from jaxlint.config import Config
-from jaxlint.engine import LintResult
+from jaxlint.engine.config import Config
+from jaxlint.engine.lint import LintResult
 from jaxlint.notebook import dump_notebook, lint_notebook, mask_ipython
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from jaxlint.diagnostics import Diagnostic, Fix, Span
+from jaxlint.engine.registry import all_rules, known_codes
 from jaxlint.output import formatter, rule_name
 from jaxlint.output.github import format_github
 from jaxlint.output.json_format import format_json, format_json_statistics
@@ -18,7 +19,6 @@ from jaxlint.output.text import (
     summary,
     verification_text,
 )
-from jaxlint.registry import all_rules, known_codes
 
 VERIFIED = {
     "inputs_tried": 3,
@@ -258,7 +258,7 @@ def test_sarif_rules_describe_every_registered_rule() -> None:
 
 
 def test_sarif_rule_help_comes_from_the_rule_page(monkeypatch) -> None:
-    from jaxlint import registry
+    from jaxlint.engine import registry
 
     page = "# JAX000: syntax-error\n\n## What it does\n\nReports a file that\ncannot be parsed.\n"
     monkeypatch.setattr(registry, "rule_page", lambda code: page if code == "JAX000" else None)

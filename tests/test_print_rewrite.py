@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from jaxlint.config import Config
+from jaxlint.engine.config import Config
 from jaxlint.fixes.pipeline import fix_source
 from jaxlint.rules.jax201_print_in_traced import PrintInTraced
 from tests.test_fix_fixtures import CHECKS, FIX_FIXTURES, SHORT

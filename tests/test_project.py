@@ -8,9 +8,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-from jaxlint.config import Config
-from jaxlint.jax_api import TraceKind
-from jaxlint.project import build_project_index, module_site
+from jaxlint.analysis.jax_api import TraceKind
+from jaxlint.analysis.project import build_project_index, module_site
 
 LOSSES = """
     import jax.numpy as jnp
@@ -100,7 +99,7 @@ def test_without_the_jitted_caller_nothing_is_traced(tmp_path: Path) -> None:
 
 def test_a_function_passed_to_a_transform_in_another_module_is_traced(tmp_path: Path) -> None:
     package = make_package(tmp_path, {"grads.py": GRADS, "metrics.py": METRICS})
-    index = build_project_index([package / "grads.py"], Config())
+    index = build_project_index([package / "grads.py"])
     view = index.view(str(package / "metrics.py"))
     assert view.package == "pkg"
     kind, reason = view.traced_from_outside["penalty"]

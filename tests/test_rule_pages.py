@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from jaxlint.config import Config
-from jaxlint.engine import lint_source
-from jaxlint.registry import ENGINE_CODES, all_rules
+from jaxlint.engine.config import Config
+from jaxlint.engine.registry import ENGINE_CODES, all_rules
+from jaxlint.fixes.pipeline import lint_source
 from tests.conftest import ROOT, codes_and_lines, expected_findings
 
 PAGES = ROOT / "rules"

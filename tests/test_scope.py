@@ -7,8 +7,8 @@ import textwrap
 
 import pytest
 
-from jaxlint.jax_api import TraceKind
-from jaxlint.scope import ModuleIndex, build_index
+from jaxlint.analysis.jax_api import TraceKind
+from jaxlint.analysis.scope import ModuleIndex, build_index
 
 
 def index_of(source: str, jit_decorators: tuple[str, ...] = ()) -> ModuleIndex:
@@ -331,7 +331,7 @@ def test_pytree_classes_and_registration():
         jax.tree_util.register_pytree_node(D, lambda d: ((), None), lambda a, c: D())
         class E: pass
     """
-    from jaxlint.scope import is_pytree_class
+    from jaxlint.analysis.scope import is_pytree_class
 
     classes = index_of(source).classes
     assert [n for n, c in classes.items() if is_pytree_class(c)] == ["A", "B", "C", "D"]

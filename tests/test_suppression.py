@@ -1,10 +1,10 @@
-"""noqa comments and `# jaxlint: skip-file` (jaxlint.suppression)."""
+"""noqa comments and `# jaxlint: skip-file` (jaxlint.engine.suppression)."""
 
 from __future__ import annotations
 
 import pytest
 
-from jaxlint.suppression import ALL, file_is_skipped, is_suppressed, noqa_codes
+from jaxlint.engine.suppression import ALL, file_is_skipped, is_suppressed, noqa_codes
 
 
 @pytest.mark.parametrize(

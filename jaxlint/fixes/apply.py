@@ -8,7 +8,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
-from jaxlint.fixes.edits import Edit, Replacement
+from jaxlint.engine.edits import Edit, Replacement
 
 
 class _Replace(cst.CSTTransformer):

@@ -13,25 +13,52 @@ from dataclasses import replace
 
 import libcst as cst
 
-from jaxlint import suppression
-from jaxlint.config import Config
-from jaxlint.context import Finding
+from jaxlint.analysis.project_view import ProjectView
 from jaxlint.diagnostics import Diagnostic, Fix
-from jaxlint.engine import (
+from jaxlint.engine import suppression
+from jaxlint.engine.config import Config
+from jaxlint.engine.edits import Edit
+from jaxlint.engine.lint import (
     AnalyzedSource,
     LintResult,
     analyze_module,
+    check_source,
+    enabled_rules,
     parse_python,
+    should_lint,
     to_diagnostics,
 )
+from jaxlint.engine.rule import Finding, Rule
 from jaxlint.fixes.apply import apply_edits, edited_source
-from jaxlint.fixes.edits import Edit
-from jaxlint.fixes.status import Attempt, finding_key, fix_status
-from jaxlint.project_view import ProjectView
-from jaxlint.rules.base import Rule
+from jaxlint.fixes.status import Attempt, finding_key, fix_status, fix_status_for_check
 
 MAX_ROUNDS = 8
 NO_JAX = "not verified: install jaxlint[verify]"
+
+
+def lint_source(
+    source: str,
+    path: str,
+    config: Config,
+    *,
+    fix: bool = False,
+    unsafe_fixes: bool = False,
+    verify: bool = True,
+    project: ProjectView | None = None,
+) -> LintResult:
+    """Lint one source text; with `fix`, also rewrite it.
+
+    `project` carries what the project index found for this file (functions other modules
+    trace); without it the file is analysed alone.
+    """
+    if not fix:
+        return check_source(source, path, config, project=project, fixes=fix_status_for_check)
+    if not should_lint(source, config, project):
+        return LintResult([])
+    rules = enabled_rules(config, path)
+    return fix_source(
+        source, path, config, rules, unsafe_fixes=unsafe_fixes, verify=verify, project=project
+    )
 
 
 def fix_source(

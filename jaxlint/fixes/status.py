@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from jaxlint.context import Finding
-from jaxlint.cst_text import code_of
+from jaxlint.analysis.cst_text import code_of
 from jaxlint.diagnostics import Fix
-from jaxlint.fixes.edits import Edit, Refusal
+from jaxlint.engine.edits import Edit, Refusal
+from jaxlint.engine.rule import Finding
 
 
 @dataclass

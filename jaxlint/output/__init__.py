@@ -27,7 +27,7 @@ def tool_version() -> str:
 
 def rule_name(code: str) -> str:
     """The kebab-case name of a rule or engine code, or "" for a code nobody registered."""
-    from jaxlint.registry import ENGINE_CODES, all_rules
+    from jaxlint.engine.registry import ENGINE_CODES, all_rules
 
     if code in ENGINE_CODES:
         return ENGINE_CODES[code][0]

@@ -34,7 +34,7 @@ def _first_paragraph(page: str) -> str:
 
 def rule_descriptors() -> list[dict[str, Any]]:
     """One `reportingDescriptor` per known code (engine and registered rules), in code order."""
-    from jaxlint.registry import ENGINE_CODES, all_rules, rule_page
+    from jaxlint.engine.registry import ENGINE_CODES, all_rules, rule_page
 
     declared: dict[str, tuple[str, str, str, dict[str, Any]]] = {}
     for code, (name, severity, summary) in ENGINE_CODES.items():

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.context import UnitContext
-from jaxlint.cst_text import code_of, count_statements
-from jaxlint.fixes.codegen import names_in
-from jaxlint.fixes.map_rewrite import map_edit, stacked_comprehension, sum_edit
-from jaxlint.fixes.scan_rewrite import scan_edit
-from jaxlint.rules.base import Rule
-from jaxlint.unit_summary import UnitSummary
-from jaxlint.values import Kind
+from jaxlint.analysis.cst_text import code_of, count_statements
+from jaxlint.analysis.unit_summary import UnitSummary
+from jaxlint.analysis.values import Kind
+from jaxlint.engine.rule import Rule, UnitContext
+from jaxlint.rules._codegen import names_in
+from jaxlint.rules.jax101_map_rewrite import map_edit, stacked_comprehension, sum_edit
+from jaxlint.rules.jax101_scan_rewrite import scan_edit
 
 ITERATION_WRAPPERS = ("builtins.enumerate", "builtins.reversed", "builtins.zip")
 

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.context import Frame
-from jaxlint.fixes.edits import Refusal
-from jaxlint.fixes.print_rewrite import STATIC_ONLY, ValueQueries, debug_print_edit, makes_text
-from jaxlint.jax_api import SHAPE_PROJECTIONS
-from jaxlint.rules.base import Rule
-from jaxlint.unit_summary import UnitSummary
-from jaxlint.values import Kind
+from jaxlint.analysis.jax_api import SHAPE_PROJECTIONS
+from jaxlint.analysis.query import Frame
+from jaxlint.analysis.unit_summary import UnitSummary
+from jaxlint.analysis.values import Kind
+from jaxlint.engine.edits import Refusal
+from jaxlint.engine.rule import Rule
+from jaxlint.rules.jax201_print_rewrite import (
+    STATIC_ONLY,
+    ValueQueries,
+    debug_print_edit,
+    makes_text,
+)
 
 STATIC_METADATA = frozenset({"shape", "dtype", "ndim", "size", "weak_type", "sharding"})
 # Attributes of an array that are Python values fixed at trace time.

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.rules.base import Rule
-from jaxlint.scope import FunctionInfo
-from jaxlint.unit_summary import UnitSummary
-from jaxlint.values import Kind
+from jaxlint.analysis.scope import FunctionInfo
+from jaxlint.analysis.unit_summary import UnitSummary
+from jaxlint.analysis.values import Kind
+from jaxlint.engine.rule import Rule
 
 LIST_MUTATORS = frozenset({"append", "extend", "insert", "appendleft", "extendleft"})
 CONTAINER_MUTATORS = frozenset(

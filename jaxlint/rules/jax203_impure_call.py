@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.rules.base import Rule
-from jaxlint.unit_summary import UnitSummary
+from jaxlint.analysis.unit_summary import UnitSummary
+from jaxlint.engine.rule import Rule
 
 # qualified name (or prefix ending in ".") → what it is, for the message
 IMPURE_CALLS: dict[str, str] = {

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.fixes.method_rewrite import helper_edit
-from jaxlint.jax_api import FILTERING_JITS, REFERENCE_SEMANTICS_APIS
-from jaxlint.rules.base import Rule
-from jaxlint.scope import may_be_pytree
-from jaxlint.unit_summary import UnitSummary
+from jaxlint.analysis.jax_api import FILTERING_JITS, REFERENCE_SEMANTICS_APIS
+from jaxlint.analysis.scope import may_be_pytree
+from jaxlint.analysis.unit_summary import UnitSummary
+from jaxlint.engine.rule import Rule
+from jaxlint.rules.jax301_method_rewrite import helper_edit
 
 
 class JitOnMethod(Rule):

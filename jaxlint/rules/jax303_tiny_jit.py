@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jaxlint.analysis.jax_api import ELEMENTWISE, JIT_APIS
+from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.diagnostics import Span
-from jaxlint.fixes.codegen import is_docstring
-from jaxlint.jax_api import ELEMENTWISE, JIT_APIS
-from jaxlint.rules.base import Rule
-from jaxlint.unit_summary import UnitSummary
+from jaxlint.engine.rule import Rule
+from jaxlint.rules._codegen import is_docstring
 
 ARITHMETIC = (
     cst.Add,

@@ -27,7 +27,8 @@ from typing import Any
 import jax
 import numpy as np
 
-from jaxlint.verify.inputs import ArgKind, Resolver, is_project_class
+from jaxlint.verify.arg_kind import ArgKind
+from jaxlint.verify.classes import Resolver, is_project_class
 from jaxlint.verify.namespace import last_name
 
 MAX_CALLS = 32  # calls of the target read per module

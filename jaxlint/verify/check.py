@@ -17,6 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxlint.verify.classes import share_classes
 from jaxlint.verify.compare import compare_outputs, compile_seconds, count_eqns, same_text
 from jaxlint.verify.inputs import (
     CALL_LADDER,
@@ -26,7 +27,6 @@ from jaxlint.verify.inputs import (
     call_site_values,
     candidate_bindings,
     parameters,
-    share_classes,
     subscript_keys,
     variants,
 )

@@ -4,171 +4,38 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import functools
 import heapq
 import inspect
 import itertools
 import linecache
 import math
-import os
-import sys
-import sysconfig
 import types
 import typing
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any
 
-import jax
-import jax.numpy as jnp
-import numpy as np
+from jaxlint.verify.arg_kind import BOOL, FLOAT, INT, KEY, ArgKind, array_kind
+from jaxlint.verify.classes import (
+    Resolver,
+    is_registered_pytree,
+    module_namespace,
+    resolver_for,
+)
+from jaxlint.verify.namespace import last_name
 
-from jaxlint.verify.namespace import build_module, last_name
-
-Kind = Literal["array", "float", "int", "bool", "key", "dict", "value", "struct", "tuple"]
-
-
-@dataclass(frozen=True)
-class ArgKind:
-    """How to make one argument: an array of a shape and dtype, a Python scalar, a PRNG key, or
-    a container built field by field (a dataclass, NamedTuple or pytree class, a tuple, a dict)."""
-
-    kind: Kind
-    shape: tuple[int, ...] = ()
-    dtype: str = "float32"
-    keys: tuple[str, ...] = ()  # a dict of arrays with these keys (`batch["x"]` in the body)
-    value: Any = None  # kind "value": this Python value (a default or a call site's literal)
-    # kinds "struct", "tuple" and per-key "dict": each field (key, index) and its kind
-    items: tuple[tuple[str, ArgKind], ...] = ()
-    cls: Any = None  # kind "struct": the class called with the fields as keywords; "tuple": list
-    origin: str = ""  # where the kind comes from when not the ladder: "call at line 12"
-
-    def describe(self) -> str:
-        """Short text like `float32[5,3]`, `float`, `{x, y: float32[7]}` or `P(w: float32[3])`."""
-        text = self._describe()
-        return f"{text} ({self.origin})" if self.origin else text
-
-    def _describe(self) -> str:
-        if self.kind == "array":
-            return f"{self.dtype}[{','.join(map(str, self.shape))}]"
-        if self.kind == "dict" and self.items:
-            described = [k.describe() for _, k in self.items]
-            if len(set(described)) == 1:  # the same kind for every key: `{x, y: float32[7]}`
-                return f"{{{', '.join(name for name, _ in self.items)}: {described[0]}}}"
-            pairs = zip(self.items, described, strict=True)
-            return "{" + ", ".join(f"{name}: {text}" for (name, _), text in pairs) + "}"
-        if self.kind == "dict":
-            return f"{{{', '.join(self.keys)}: {self.dtype}[{','.join(map(str, self.shape))}]}}"
-        if self.kind == "struct":
-            fields_ = ", ".join(f"{name}: {k.describe()}" for name, k in self.items)
-            return f"{getattr(self.cls, '__name__', 'object')}({fields_})"
-        if self.kind == "tuple":
-            inner = ", ".join(k.describe() for _, k in self.items)
-            if self.cls is list:
-                return f"[{inner}]"
-            return f"({inner},)" if len(self.items) == 1 else f"({inner})"
-        if self.kind == "value":
-            shape, dtype = getattr(self.value, "shape", None), getattr(self.value, "dtype", None)
-            if isinstance(shape, tuple) and dtype is not None:  # a call site's PRNG key
-                return f"{dtype}[{','.join(map(str, shape))}]"
-            return repr(self.value)
-        return self.kind
-
-    def _mapped(self, transform: Any) -> ArgKind:
-        items = tuple((name, transform(k)) for name, k in self.items)
-        return self if items == self.items else replace(self, items=items)
-
-    def resized(self, old: int, new: int) -> ArgKind:
-        """The same kind with every axis of size `old` made `new` (named dims stay consistent)."""
-        if self.items:
-            return self._mapped(lambda k: k.resized(old, new))
-        if self.kind not in ("array", "dict") or old not in self.shape:
-            return self
-        return replace(self, shape=tuple(new if d == old else d for d in self.shape))
-
-    def retyped(self, dtype: str) -> ArgKind:
-        """The same kind with float32 data made `dtype`."""
-        if self.items:
-            return self._mapped(lambda k: k.retyped(dtype))
-        if self.kind not in ("array", "dict") or self.dtype != "float32":
-            return self
-        return replace(self, dtype=dtype)
-
-    def shapes(self) -> Iterator[tuple[int, ...]]:
-        """The shapes of the arrays this kind makes (inside containers too)."""
-        if self.items:
-            for _, k in self.items:
-                yield from k.shapes()
-        elif self.kind in ("array", "dict"):
-            yield self.shape
-
-    def has_float32(self) -> bool:
-        """Does it make float32 data (so dtype variants change something)?"""
-        if self.items:
-            return any(k.has_float32() for _, k in self.items)
-        return self.kind in ("array", "dict") and self.dtype == "float32"
-
-    def profile(self) -> tuple[Any, ...]:
-        """Kind, rank and dtype (per field for containers): another profile is another signature."""
-        if self.items:
-            label = getattr(self.cls, "__qualname__", "")
-            return (self.kind, label, tuple((n, k.profile()) for n, k in self.items))
-        return (self.kind, len(self.shape), self.dtype)
-
-    def make(self, set_index: int, seed: int) -> Any:
-        """The argument value for an input set: the same every run."""
-        if self.kind == "value":
-            return self.value
-        if self.kind == "float":
-            return _FLOATS[set_index % len(_FLOATS)]
-        if self.kind == "int":
-            return _INTS[set_index % len(_INTS)]
-        if self.kind == "bool":
-            return set_index % 2 == 0
-        if self.kind == "key":
-            return jax.random.PRNGKey(seed)
-        if self.items:
-            values = {n: k.make(set_index, seed + 7 * i + 1) for i, (n, k) in enumerate(self.items)}
-            if self.kind == "struct":
-                return self.cls(**values)
-            if self.kind == "tuple":
-                return (self.cls or tuple)(values.values())
-            return values
-        if self.kind == "struct":
-            return self.cls()
-        if self.kind == "tuple":
-            return (self.cls or tuple)()
-        if self.kind == "dict":
-            leaf = ArgKind("array", self.shape, self.dtype)
-            return {key: leaf.make(set_index, seed + 7 * n) for n, key in enumerate(self.keys)}
-        rng = np.random.RandomState(seed)
-        dtype = jnp.dtype(self.dtype)
-        if jnp.issubdtype(dtype, jnp.bool_):
-            values = rng.rand(*self.shape) > 0.5
-        elif jnp.issubdtype(dtype, jnp.integer):
-            low = 0 if jnp.issubdtype(dtype, jnp.unsignedinteger) else -4
-            values = rng.randint(low, 5, self.shape)
-        elif jnp.issubdtype(dtype, jnp.complexfloating):
-            values = rng.standard_normal(self.shape) + 1j * rng.standard_normal(self.shape)
-        else:
-            values = rng.standard_normal(self.shape)
-        return jnp.asarray(values, dtype=dtype)
-
-
-_FLOATS = (2.0, 0.5, -1.25, 1.5, 3.0)
-_INTS = (3, 2, 4, 5, 1)
-
-
-def _array(*shape: int) -> ArgKind:
-    return ArgKind("array", shape)
-
-
-FLOAT, INT, BOOL, KEY = ArgKind("float"), ArgKind("int"), ArgKind("bool"), ArgKind("key")
 # Axis sizes are named dims, n = 7, d = 3, k = 4, the same in every parameter: `X[i] @ w - y[i]`
 # finds X: (n, d), y: (n,), w: (d,) as well as the square w: (d, d).
-ARRAY_LADDER = (_array(7), _array(7, 3), _array(3), _array(3, 3), _array(7, 3, 4), _array(4))
+ARRAY_LADDER = (
+    array_kind(7),
+    array_kind(7, 3),
+    array_kind(3),
+    array_kind(3, 3),
+    array_kind(7, 3, 4),
+    array_kind(4),
+)
 CALL_LADDER = ARRAY_LADDER + (FLOAT, INT, BOOL)
-INIT_LADDER = (FLOAT, _array(7), INT, BOOL, _array(3), _array(3, 3))
+INIT_LADDER = (FLOAT, array_kind(7), INT, BOOL, array_kind(3), array_kind(3, 3))
 # Data types tried on top of float32 where the original accepts them.
 VARIANT_DTYPES = ("int32", "bool", "bfloat16", "float16", "complex64")
 LONG_AXIS = 19
@@ -316,7 +183,7 @@ def parameters(
     parameter the body subscripts with strings (`batch["x"]`, in `keys`) is then tried as a dict
     of arrays, of the same and of different shapes per key.
     """
-    resolver = _resolver(function) if function is not None else None
+    resolver = resolver_for(function) if function is not None else None
     sites: dict[str, tuple[ArgKind, ...]] = {}
     if function is not None:
         from jaxlint.verify.call_sites import call_site_kinds  # it builds on this module
@@ -344,7 +211,7 @@ def parameters(
 
 # Per-key shapes of a parameter dict (`params["w"] @ x + params["b"]`): the same shape for every
 # key first, then mixed ones, simplest first (w: (7,3) beside b: (3,)).
-DICT_LADDER = (_array(7), _array(7, 3), _array(3), _array(3, 3))
+DICT_LADDER = (array_kind(7), array_kind(7, 3), array_kind(3), array_kind(3, 3))
 MAX_DICT_KINDS = 10
 
 
@@ -608,7 +475,7 @@ class _Annotations:
         fields_ = struct_fields(cls)
         if fields_ is None:
             return None
-        namespace = _module_namespace(cls, self.resolver)
+        namespace = module_namespace(cls, self.resolver)
         inner = replace(self, namespace=namespace, seen=self.seen + (cls,), depth=0)
         names: list[str] = []
         choices: list[tuple[ArgKind, ...]] = []
@@ -692,184 +559,6 @@ def struct_fields(cls: type) -> list[StructField] | None:
     if not required or any(p.annotation is p.empty for p in required):
         return None  # "whose `__init__` takes annotated fields": nothing to go on otherwise
     return [StructField(p.name, p.annotation, p.default is p.empty, False) for p in init]
-
-
-def is_registered_pytree(cls: type) -> bool:
-    """Registered with `register_pytree_node(_class)` (or having its `tree_flatten` methods)."""
-    if hasattr(cls, "tree_flatten") and hasattr(cls, "tree_unflatten"):
-        return True
-    try:
-        from jax._src import tree_util  # the registry has no public lookup by type
-    except ImportError:
-        return False
-    registry = getattr(tree_util, "_registry", None)
-    return isinstance(registry, dict) and cls in registry
-
-
-def is_project_class(cls: type) -> bool:
-    """Is `cls` defined in the project (a verified module or its siblings), not a library?"""
-    module = sys.modules.get(getattr(cls, "__module__", "") or "")
-    path = getattr(module, "__file__", None)
-    if module is None or not path:
-        return getattr(cls, "__module__", "").startswith("_jaxlint_verify_")
-    parts = set(os.path.abspath(path).split(os.sep))
-    if "site-packages" in parts or "dist-packages" in parts:
-        return False
-    return not os.path.abspath(path).startswith(_STDLIB)
-
-
-_STDLIB = os.path.join(sysconfig.get_paths()["stdlib"], "")
-
-
-def _module_namespace(cls: type, resolver: Resolver | None) -> dict[str, Any] | None:
-    name = getattr(cls, "__module__", "")
-    module = sys.modules.get(name)
-    if module is not None:
-        return vars(module)
-    return resolver.modules.get(name) if resolver is not None else None
-
-
-_MISSING = object()
-_HELPER = "_jaxlint_annotation_names"
-MAX_BUILDS = 4
-
-
-class Resolver:
-    """Looks annotation names up in the target's module (its `__globals__`).
-
-    Under `from __future__ import annotations` a class only an annotation names is not among the
-    definitions the verification module ran; it is built then, with its own dependencies, in a
-    module of its own (jaxlint.verify.namespace.build_module: imports and definitions only).
-    """
-
-    def __init__(self, function: object) -> None:
-        self.globals: dict[str, Any] = getattr(function, "__globals__", None) or {}
-        code = getattr(function, "__code__", None)
-        self.filename = code.co_filename if code is not None else ""
-        self.modules: dict[str, dict[str, Any]] = {}  # modules built for annotations
-        self._built: dict[str, Any] = {}
-        self._builds = 0
-
-    def lookup(self, dotted: str, namespace: dict[str, Any] | None = None) -> Any:
-        """The object a dotted name means where it was written, or None."""
-        head, *rest = dotted.split(".")
-        found: Any = _MISSING
-        for names in (namespace, self.globals, self._built):
-            if names is not None and head in names:
-                found = names[head]
-                break
-        if found is _MISSING and (namespace is None or namespace is self.globals):
-            found = self._build(head)
-        for part in rest:
-            if found is _MISSING:
-                break
-            if isinstance(found, types.ModuleType):
-                found = getattr(found, part, _MISSING)
-            else:
-                try:
-                    found = inspect.getattr_static(found, part)
-                except AttributeError:
-                    found = _MISSING
-        return None if found is _MISSING else found
-
-    def _build(self, name: str) -> Any:
-        if name in self._built:
-            return self._built[name]
-        self._built[name] = _MISSING
-        source = "".join(linecache.getlines(self.filename))
-        path = self.globals.get("__file__")
-        if self._builds >= MAX_BUILDS or not source or not path or not _binds(source, name):
-            return _MISSING
-        self._builds += 1
-        module_name = f"{self.globals.get('__name__', '_jaxlint_verify')}_annotations{self._builds}"
-        helper = f"\n\ndef {_HELPER}():\n    return {name}\n"
-        try:
-            module = build_module(
-                source + helper, path, _HELPER, strip_staging=False, module_name=module_name
-            )
-        except (Exception, SystemExit):  # the definition cannot be built: no kinds from it
-            return _MISSING
-        finally:
-            sys.modules.pop(module_name, None)
-        self.modules[module_name] = vars(module)
-        self._built[name] = vars(module).get(name, _MISSING)
-        return self._built[name]
-
-
-def _binds(source: str, name: str) -> bool:
-    """Does the module bind `name` at top level (a class, an assignment, an import)?"""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return False
-    for stmt in tree.body:
-        if isinstance(stmt, ast.ClassDef) and stmt.name == name:
-            return True
-        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            for alias in stmt.names:
-                bound = alias.asname or (alias.name.split(".")[0])
-                if bound == name:
-                    return True
-        targets = stmt.targets if isinstance(stmt, ast.Assign) else []
-        if isinstance(stmt, ast.AnnAssign):
-            targets = [stmt.target]
-        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
-            return True
-    return False
-
-
-@functools.lru_cache(maxsize=4)
-def _resolver(function: object) -> Resolver:
-    resolver = Resolver(function)
-    _RECENT[:] = [resolver, *_RECENT[:3]]
-    return resolver
-
-
-_RECENT: list[Resolver] = []
-
-
-def share_classes(
-    old_module: types.ModuleType,
-    new_module: types.ModuleType,
-    old_source: str,
-    new_source: str,
-    target: str = "",
-) -> list[str]:
-    """Give the rewritten module the original's class objects where the definitions are the same.
-
-    Inputs are built from the original module's classes (a `State` NamedTuple, a `Params`
-    dataclass): a rewrite that makes a `State` of its own module's class would otherwise give
-    another pytree structure (a `fori_loop` carry, the output) for the same code. Classes built
-    for annotations only (jaxlint.verify.inputs.Resolver) are shared the same way.
-    """
-    try:
-        old_classes = _class_definitions(old_source)
-        new_classes = _class_definitions(new_source)
-    except (SyntaxError, ValueError):
-        return []
-    built = [
-        names
-        for resolver in _RECENT
-        if resolver.globals is vars(old_module)
-        for names in resolver.modules.values()
-    ]
-    shared = []
-    for name, definition in new_classes.items():
-        if name == target.split(".")[0]:
-            continue  # the target's own class: the rewritten method lives in it
-        if old_classes.get(name) != definition or not isinstance(vars(new_module).get(name), type):
-            continue
-        for names in (vars(old_module), *built):
-            if isinstance(names.get(name), type):
-                setattr(new_module, name, names[name])
-                shared.append(name)
-                break
-    return shared
-
-
-def _class_definitions(source: str) -> dict[str, str]:
-    tree = ast.parse(source)
-    return {s.name: ast.dump(s) for s in tree.body if isinstance(s, ast.ClassDef)}
 
 
 def _jaxtyping_kind(head: str, index: ast.expr, dims: DimTable) -> tuple[ArgKind, ...] | None:

@@ -150,9 +150,10 @@ def recorded_for(path: str, source: str, target: str) -> tuple[str, ...]:
 
 def verify_targets(files: Iterable[Path], config: object) -> list[TargetRef]:
     """The functions the verified-kind fixes of `files` would verify (first round)."""
-    from jaxlint import suppression
-    from jaxlint.engine import analyze_module, enabled_rules, mentions_jax
-    from jaxlint.fixes.edits import Edit
+    from jaxlint.analysis.source import mentions_jax
+    from jaxlint.engine import suppression
+    from jaxlint.engine.edits import Edit
+    from jaxlint.engine.lint import analyze_module, enabled_rules
 
     refs: list[TargetRef] = []
     for file in files:
@@ -163,7 +164,7 @@ def verify_targets(files: Iterable[Path], config: object) -> list[TargetRef]:
             source = file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        if suppression.file_is_skipped(source) or not mentions_jax(source, config):  # type: ignore[arg-type]
+        if suppression.file_is_skipped(source) or not mentions_jax(source, config.jit_decorators):  # type: ignore[attr-defined]
             continue
         try:
             analyzed, _ = analyze_module(source, path, config, enabled_rules(config, path))  # type: ignore[arg-type]

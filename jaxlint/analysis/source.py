@@ -5,8 +5,6 @@ from __future__ import annotations
 import ast
 import warnings
 
-from jaxlint.config import Config
-
 # A file that mentions none of these cannot hold a hazard jaxlint knows about.
 JAX_MARKERS = ("jax", "equinox", "flax")
 
@@ -18,7 +16,7 @@ def parse_python(source: str, path: str = "<source>") -> ast.Module:
         return ast.parse(source, filename=path)
 
 
-def mentions_jax(source: str, config: Config) -> bool:
+def mentions_jax(source: str, jit_decorators: tuple[str, ...] = ()) -> bool:
     """Cheap text check: can this file hold anything jaxlint looks at?"""
-    markers = JAX_MARKERS + tuple(d.split(".")[0] for d in config.jit_decorators)
+    markers = JAX_MARKERS + tuple(d.split(".")[0] for d in jit_decorators)
     return any(marker in source for marker in markers)

@@ -17,11 +17,11 @@ from typing import Literal
 
 import libcst as cst
 
-from jaxlint.context import UnitContext
-from jaxlint.fixes.codegen import JaxSpelling, fresh_name, names_in
-from jaxlint.fixes.edits import Edit, ImportSpec, Refusal, Replacement
-from jaxlint.jax_api import ELEMENTWISE
-from jaxlint.values import Kind
+from jaxlint.analysis.jax_api import ELEMENTWISE
+from jaxlint.analysis.values import Kind
+from jaxlint.engine.edits import Edit, ImportSpec, Refusal, Replacement
+from jaxlint.engine.rule import UnitContext
+from jaxlint.rules._codegen import JaxSpelling, fresh_name, names_in
 
 FORBIDDEN = {
     cst.Break: "`break`",

@@ -1,25 +1,19 @@
-"""What a rule asks while it visits a unit: is this code traced, what is this name, this value."""
+"""The query API of the analysis layer: what a rule asks about the code it visits."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from jaxlint.config import Config
+from jaxlint.analysis.jax_api import TraceKind
+from jaxlint.analysis.names import dotted_cst
+from jaxlint.analysis.scope import FunctionInfo, ModuleIndex
+from jaxlint.analysis.values import FunctionValues, Kind
 from jaxlint.diagnostics import Span
-from jaxlint.jax_api import TraceKind
-from jaxlint.names import dotted_cst
-from jaxlint.scope import FunctionInfo, ModuleIndex
-from jaxlint.values import FunctionValues, Kind
-
-if TYPE_CHECKING:
-    from jaxlint.fixes.edits import Edit, Refusal
-    from jaxlint.rules.base import Rule
 
 
 @dataclass(eq=False)
@@ -50,47 +44,24 @@ class Frame:
         return self.info.trace is not None
 
 
-@dataclass
-class Finding:
-    """A rule's report before it becomes a Diagnostic: keeps the nodes so a fix can edit them."""
-
-    rule: type[Rule]
-    node: cst.CSTNode | None  # None when anchored on a span the index found
-    span: Span
-    message: str
-    function: FunctionInfo | None
-    fix: Edit | Refusal | None = None
-    header_lines: list[int] = field(default_factory=list)
-    fix_region: tuple[int, int] | None = None  # lines the fix's edit touches
-    severity: str | None = None  # this finding's own severity, when not the rule's
-
-    @property
-    def level(self) -> str:
-        """The severity the diagnostic gets."""
-        return self.severity or self.rule.severity
-
-
-class UnitContext:
-    """Shared state of one traversal over one unit (a statement holding traced functions)."""
+class Query:
+    """What a rule may ask while one traversal visits one unit (a statement holding traced
+    functions): is this code traced, what does this name resolve to, what kind of value is this.
+    """
 
     def __init__(
         self,
         index: ModuleIndex,
-        config: Config,
-        path: str,
         wrapper: MetadataWrapper,
         line_offset: int,
         functions: list[FunctionInfo],
     ) -> None:
         self.index = index
-        self.config = config
-        self.path = path
         self.wrapper = wrapper
         self.line_offset = line_offset
         self._functions = iter(functions)
         self._positions = None
         self.frame: Frame | None = None
-        self.findings: list[Finding] = []
 
     # -- traversal bookkeeping (called by the engine) -------------------------------------------
 
@@ -192,51 +163,4 @@ class UnitContext:
             start.column + 1,
             end.line + self.line_offset,
             end.column + 1,
-        )
-
-    def report_span(self, rule: Rule, span: Span, message: str) -> None:
-        """Record a finding anchored on a span found by the index (e.g. a `jax.jit(f)` call)."""
-        self.findings.append(
-            Finding(
-                rule=type(rule),
-                node=None,
-                span=span,
-                message=message,
-                function=self.function,
-                header_lines=[span.line],
-            )
-        )
-
-    def report(
-        self,
-        rule: Rule,
-        node: cst.CSTNode,
-        message: str,
-        *,
-        end_node: cst.CSTNode | None = None,
-        fix: Edit | Refusal | None = None,
-        severity: str | None = None,
-    ) -> None:
-        region = None
-        replacements = getattr(fix, "replacements", None)
-        if replacements:
-            spans = [self.span(node) for node in replacements]
-            region = (min(s.line for s in spans), max(s.end_line for s in spans))
-        header_lines = []
-        frame = self.frame
-        while frame is not None:
-            header_lines += frame.info.header_lines
-            frame = frame.parent
-        self.findings.append(
-            Finding(
-                rule=type(rule),
-                node=node,
-                span=self.span(node, end_node),
-                message=message,
-                function=self.function,
-                fix=fix,
-                header_lines=header_lines,
-                fix_region=region,
-                severity=severity,
-            )
         )

@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from jaxlint.names import ImportTable, dotted_ast
-from jaxlint.scope import FunctionInfo
+from jaxlint.analysis.names import ImportTable, dotted_ast
+from jaxlint.analysis.scope import FunctionInfo
 
 
 @dataclass

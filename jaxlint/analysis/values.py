@@ -13,14 +13,14 @@ from enum import IntEnum
 
 import libcst as cst
 
-from jaxlint.jax_api import (
+from jaxlint.analysis.jax_api import (
     SHAPE_PROJECTIONS,
     STATIC_PROJECTIONS,
     STRUCTURED_RESULTS,
     is_array_api,
 )
-from jaxlint.names import dotted_cst
-from jaxlint.scope import FunctionInfo
+from jaxlint.analysis.names import dotted_cst
+from jaxlint.analysis.scope import FunctionInfo
 
 
 class Kind(IntEnum):

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.context import UnitContext
-from jaxlint.fixes.codegen import JaxSpelling
-from jaxlint.fixes.edits import Edit, ImportSpec, Refusal
-from jaxlint.values import Kind
+from jaxlint.analysis.values import Kind
+from jaxlint.engine.edits import Edit, ImportSpec, Refusal
+from jaxlint.engine.rule import UnitContext
+from jaxlint.rules._codegen import JaxSpelling
 
 STACKERS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.stack"})
 

@@ -7,10 +7,8 @@ import pkgutil
 import re
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from jaxlint.rules.base import Rule
+from jaxlint.engine.rule import Rule
 
 CODE_PATTERN = re.compile(r"^JAX\d{3}$")
 # Codes handled by the engine itself rather than a visitor.
@@ -24,14 +22,12 @@ class RegistryError(Exception):
 @cache
 def all_rules() -> dict[str, type[Rule]]:
     """Every registered rule class, keyed by code, in code order."""
-    from jaxlint.rules import base
-
     package = importlib.import_module("jaxlint.rules")
     for module in pkgutil.iter_modules(package.__path__):
-        if module.name != "base":
+        if not module.name.startswith("_"):  # `_name`: a helper shared by rules, not a rule
             importlib.import_module(f"jaxlint.rules.{module.name}")
     found: dict[str, type[Rule]] = {}
-    for rule in base.Rule.declared():
+    for rule in Rule.declared():
         if not CODE_PATTERN.match(rule.code) or rule.code in ENGINE_CODES:
             raise RegistryError(f"{rule.__name__}: malformed or reserved rule code {rule.code!r}")
         if rule.code in found:
@@ -56,7 +52,7 @@ def default_codes() -> frozenset[str]:
 
 def rule_pages_dir() -> Path:
     """Where the rule pages live: inside an installed wheel, or `rules/` of a source checkout."""
-    package_dir = Path(__file__).resolve().parent
+    package_dir = Path(__file__).resolve().parent.parent
     installed = package_dir / "rule_pages"
     return installed if installed.is_dir() else package_dir.parent / "rules"
 

@@ -15,16 +15,15 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
-from jaxlint import suppression
-from jaxlint.config import Config
-from jaxlint.context import Finding, UnitContext
+from jaxlint.analysis.project_view import ProjectView
+from jaxlint.analysis.scope import FunctionInfo, ModuleIndex, build_index
+from jaxlint.analysis.source import mentions_jax, parse_python
+from jaxlint.analysis.unit_summary import summarize
 from jaxlint.diagnostics import Diagnostic, Span
-from jaxlint.project_view import ProjectView
-from jaxlint.registry import ENGINE_CODES, all_rules
-from jaxlint.rules.base import Rule
-from jaxlint.scope import FunctionInfo, ModuleIndex, build_index
-from jaxlint.source import mentions_jax, parse_python
-from jaxlint.unit_summary import summarize
+from jaxlint.engine import suppression
+from jaxlint.engine.config import Config
+from jaxlint.engine.registry import ENGINE_CODES, all_rules
+from jaxlint.engine.rule import Finding, Rule, UnitContext
 
 _LINE_BREAK = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
 _FUNCTION_NODES = ("FunctionDef", "Lambda")
@@ -155,35 +154,27 @@ def run_rules(
     return context.findings
 
 
-def lint_source(
+def should_lint(source: str, config: Config, project: ProjectView | None) -> bool:
+    """False for a file that opts out, or that neither mentions JAX nor is traced from outside."""
+    traced_here = project is not None and bool(project.traced_from_outside)
+    if suppression.file_is_skipped(source):
+        return False
+    return traced_here or mentions_jax(source, config.jit_decorators)
+
+
+def check_source(
     source: str,
     path: str,
     config: Config,
     *,
-    fix: bool = False,
-    unsafe_fixes: bool = False,
-    verify: bool = True,
     project: ProjectView | None = None,
+    fixes: Callable[[Finding], object] | None = None,
 ) -> LintResult:
-    """Lint one source text; with `fix`, also rewrite it (see jaxlint.fixes).
-
-    `project` carries what the project index found for this file (functions other modules
-    trace); without it the file is analysed alone.
-    """
-    traced_here = project is not None and bool(project.traced_from_outside)
-    if suppression.file_is_skipped(source) or not (traced_here or mentions_jax(source, config)):
+    """Lint one source text without changing it; `fixes` annotates each finding's diagnostic."""
+    if not should_lint(source, config, project):
         return LintResult([])
-    rules = enabled_rules(config, path)
-    if fix:
-        from jaxlint.fixes.pipeline import fix_source
-
-        return fix_source(
-            source, path, config, rules, unsafe_fixes=unsafe_fixes, verify=verify, project=project
-        )
-    from jaxlint.fixes.status import fix_status_for_check
-
-    analyzed = analyze(source, path, config, rules, project)
-    diagnostics = to_diagnostics(analyzed, path, config, fixes=fix_status_for_check)
+    analyzed = analyze(source, path, config, enabled_rules(config, path), project)
+    diagnostics = to_diagnostics(analyzed, path, config, fixes=fixes)
     return LintResult(diagnostics, findings=analyzed.findings)
 
 

@@ -1,7 +1,7 @@
 """Which functions of a module are traced, how, and with which parameters static (SPEC §2).
 
 Built once per file from the `ast` (cheap: ~20x faster than a libcst parse), so the engine can
-decide which parts of a file need libcst at all. Rules read it through `jaxlint.context`.
+decide which parts of a file need libcst at all. Rules read it through `jaxlint.engine.rule`.
 """
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ import ast
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from jaxlint.diagnostics import Span
-from jaxlint.jax_api import (
+from jaxlint.analysis.jax_api import (
     CALL_THROUGH,
     CUSTOM_DERIVATIVE_WRAPPERS,
     CUSTOM_RULE_ATTRIBUTES,
@@ -29,7 +28,8 @@ from jaxlint.jax_api import (
     TraceKind,
     is_array_api,
 )
-from jaxlint.names import ImportTable, dotted_ast
+from jaxlint.analysis.names import ImportTable, dotted_ast
+from jaxlint.diagnostics import Span
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 _FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)

@@ -14,7 +14,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-from jaxlint.registry import ENGINE_CODES, default_codes, known_codes
+from jaxlint.engine.registry import ENGINE_CODES, default_codes, known_codes
 
 DEFAULT_TINY_MAX_OPS = 4
 DEFAULT_EXCLUDES = (

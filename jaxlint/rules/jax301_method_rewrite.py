@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from jaxlint.context import UnitContext
-from jaxlint.fixes.codegen import fresh_name, is_docstring, names_in
-from jaxlint.fixes.edits import Edit, ImportSpec, Refusal
-from jaxlint.scope import ClassInfo, JitRoot
+from jaxlint.analysis.scope import ClassInfo, JitRoot
+from jaxlint.engine.edits import Edit, ImportSpec, Refusal
+from jaxlint.engine.rule import UnitContext
+from jaxlint.rules._codegen import fresh_name, is_docstring, names_in
 
 STATIC_KEYWORDS = frozenset({"shape", "axis", "axes", "num", "dtype", "length", "size", "n"})
 _REDUCTIONS = ("sum", "mean", "max", "min", "prod", "std", "var", "argmax", "argmin", "all", "any")

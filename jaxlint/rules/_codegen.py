@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 if TYPE_CHECKING:
-    from jaxlint.context import UnitContext
+    from jaxlint.engine.rule import UnitContext
 
 
 def fresh_name(base: str, taken: set[str]) -> str:

@@ -1,11 +1,11 @@
-"""What linting one file needs from the project index (see jaxlint.project)."""
+"""What linting one file needs from the project index (see jaxlint.analysis.project)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from jaxlint.jax_api import TraceKind
+from jaxlint.analysis.jax_api import TraceKind
 
 
 @dataclass(frozen=True)

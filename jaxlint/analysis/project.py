@@ -14,11 +14,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jaxlint.config import Config
-from jaxlint.jax_api import TraceKind
-from jaxlint.project_view import ProjectView
-from jaxlint.scope import build_index
-from jaxlint.source import parse_python
+from jaxlint.analysis.jax_api import TraceKind
+from jaxlint.analysis.project_view import ProjectView
+from jaxlint.analysis.scope import build_index
+from jaxlint.analysis.source import parse_python
 
 MAX_MODULES = 5000  # a tree larger than this is linted module by module, as before
 # One hop from the module that jits: a chain through several modules of a big library reaches
@@ -84,7 +83,9 @@ def project_files(files: Iterable[Path]) -> list[Path]:
     return list(found.values())
 
 
-def build_project_index(files: Iterable[Path], config: Config) -> ProjectIndex:
+def build_project_index(
+    files: Iterable[Path], jit_decorators: tuple[str, ...] = ()
+) -> ProjectIndex:
     """Index the project the files belong to; cheap enough to run before every lint."""
     paths = project_files(files)
     index = ProjectIndex()
@@ -110,7 +111,7 @@ def build_project_index(files: Iterable[Path], config: Config) -> ProjectIndex:
         for key in pending:
             module = build_index(
                 trees[key],
-                config.jit_decorators,
+                jit_decorators,
                 package=index.sites[key].package,
                 traced_from_outside=index.marks.get(key),
             )

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from jaxlint.fixes.edits import Edit, ImportSpec, Refusal
+from jaxlint.engine.edits import Edit, ImportSpec, Refusal
 
 STATIC_ONLY = (
     "prints only static values: runs once per trace; left as is "

@@ -10,8 +10,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from jaxlint.config import Config
-from jaxlint.engine import lint_source
+from jaxlint.engine.config import Config
+from jaxlint.fixes.pipeline import lint_source
 from jaxlint.output.text import verification_text
 from jaxlint.verify.runner import jax_available, shared_session
 

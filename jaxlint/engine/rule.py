@@ -1,0 +1,184 @@
+"""A rule: its declaration (code, name, severity, fix kind, a libcst visitor), the context it
+visits a unit with (the analysis queries plus where findings go), and the findings it reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar, Protocol
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper
+
+from jaxlint.analysis.query import Query
+from jaxlint.analysis.scope import FunctionInfo, ModuleIndex
+from jaxlint.diagnostics import FixKind, Severity, Span
+
+if TYPE_CHECKING:
+    from jaxlint.analysis.unit_summary import UnitSummary
+    from jaxlint.engine.edits import Edit, Refusal
+
+
+class Rule:
+    """Subclass with class attributes and `visit_<Node>` methods; the registry finds it.
+
+    A rule sees every node of the traced-code units the engine hands it, in one batched
+    traversal shared with all other rules. It asks `self.context` (a UnitContext, whose queries
+    are jaxlint.analysis.query's) whether code is traced and what kind of value an expression
+    holds, and calls `self.report`.
+    """
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    severity: ClassVar[Severity]
+    summary: ClassVar[str]
+    fix_kind: ClassVar[FixKind | None] = None
+    opt_in: ClassVar[bool] = False
+
+    _declared: ClassVar[list[type[Rule]]] = []
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if "code" in cls.__dict__:
+            for attribute in ("name", "severity", "summary"):
+                if attribute not in cls.__dict__:
+                    raise TypeError(f"rule {cls.__name__} must declare `{attribute}`")
+            Rule._declared.append(cls)
+
+    @classmethod
+    def declared(cls) -> list[type[Rule]]:
+        return list(cls._declared)
+
+    @classmethod
+    def may_apply(cls, unit: UnitSummary) -> bool:
+        """Cheap prefilter on the unit's `ast` summary: False means this rule cannot fire there.
+
+        Units this rule (and every other enabled rule) rules out never reach libcst, which is
+        what keeps jaxlint fast on large libraries. Override it; the default looks everywhere.
+        """
+        return True
+
+    @classmethod
+    def visited_node_types(cls) -> frozenset[str]:
+        """Names of the libcst node types this rule visits (from its visit_/leave_ methods)."""
+        names = set()
+        for attribute in dir(cls):
+            for prefix in ("visit_", "leave_"):
+                if attribute.startswith(prefix) and callable(getattr(cls, attribute)):
+                    names.add(attribute[len(prefix) :].split("_")[0])
+        return frozenset(names)
+
+    def __init__(self, context: UnitContext) -> None:
+        self.context = context
+
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: str,
+        *,
+        end_node: cst.CSTNode | None = None,
+        fix: Edit | Refusal | None = None,
+        severity: str | None = None,
+    ) -> None:
+        """Record a finding anchored on `node` (through the end of `end_node` when given).
+
+        `severity` overrides the rule's for this finding (a milder case of the same hazard).
+        """
+        self.context.report(
+            self,
+            node,
+            message,
+            end_node=end_node,
+            fix=fix,
+            severity=severity,
+        )
+
+
+class RuleSettings(Protocol):
+    """The configuration rules read (jaxlint.engine.config.Config is one)."""
+
+    tiny_max_ops: int
+
+
+@dataclass
+class Finding:
+    """A rule's report before it becomes a Diagnostic: keeps the nodes so a fix can edit them."""
+
+    rule: type[Rule]
+    node: cst.CSTNode | None  # None when anchored on a span the index found
+    span: Span
+    message: str
+    function: FunctionInfo | None
+    fix: Edit | Refusal | None = None
+    header_lines: list[int] = field(default_factory=list)
+    fix_region: tuple[int, int] | None = None  # lines the fix's edit touches
+    severity: str | None = None  # this finding's own severity, when not the rule's
+
+    @property
+    def level(self) -> str:
+        """The severity the diagnostic gets."""
+        return self.severity or self.rule.severity
+
+
+class UnitContext(Query):
+    """The queries of one unit's traversal, with the settings and findings of the run."""
+
+    def __init__(
+        self,
+        index: ModuleIndex,
+        config: RuleSettings,
+        path: str,
+        wrapper: MetadataWrapper,
+        line_offset: int,
+        functions: list[FunctionInfo],
+    ) -> None:
+        super().__init__(index, wrapper, line_offset, functions)
+        self.config = config
+        self.path = path
+        self.findings: list[Finding] = []
+
+    def report_span(self, rule: Rule, span: Span, message: str) -> None:
+        """Record a finding anchored on a span found by the index (e.g. a `jax.jit(f)` call)."""
+        self.findings.append(
+            Finding(
+                rule=type(rule),
+                node=None,
+                span=span,
+                message=message,
+                function=self.function,
+                header_lines=[span.line],
+            )
+        )
+
+    def report(
+        self,
+        rule: Rule,
+        node: cst.CSTNode,
+        message: str,
+        *,
+        end_node: cst.CSTNode | None = None,
+        fix: Edit | Refusal | None = None,
+        severity: str | None = None,
+    ) -> None:
+        region = None
+        replacements = getattr(fix, "replacements", None)
+        if replacements:
+            spans = [self.span(node) for node in replacements]
+            region = (min(s.line for s in spans), max(s.end_line for s in spans))
+        header_lines = []
+        frame = self.frame
+        while frame is not None:
+            header_lines += frame.info.header_lines
+            frame = frame.parent
+        self.findings.append(
+            Finding(
+                rule=type(rule),
+                node=node,
+                span=self.span(node, end_node),
+                message=message,
+                function=self.function,
+                fix=fix,
+                header_lines=header_lines,
+                fix_region=region,
+                severity=severity,
+            )
+        )

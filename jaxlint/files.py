@@ -1,0 +1,253 @@
+"""The file layer: read and decode a file, lint it (alone or in a process pool), write its fixes
+atomically, and show them as a unified diff."""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import hashlib
+import io
+import multiprocessing
+import os
+import stat
+import tempfile
+import tokenize
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from jaxlint.diagnostics import Diagnostic
+from jaxlint.engine.config import Config
+
+if TYPE_CHECKING:
+    from jaxlint.analysis.project import ProjectIndex
+
+
+@dataclass(frozen=True)
+class LintOptions:
+    """What the engine is asked to do with each file."""
+
+    fix: bool = False
+    unsafe_fixes: bool = False
+    verify: bool = True
+    project: ProjectIndex | None = None  # functions other modules trace, per file
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    """What became of one file: its diagnostics and rewrite, or why it could not be linted."""
+
+    path: str
+    diagnostics: tuple[Diagnostic, ...] = ()
+    source: str | None = None
+    fixed_source: str | None = None
+    encoding: str = "utf-8"
+    digest: str | None = None  # sha256 of the bytes read, to detect a change before writing
+    error: str | None = None  # could not be linted: exit code 2
+    note: str | None = None  # skipped for a reason that is not the user's fault
+
+    @property
+    def changed(self) -> bool:
+        return self.fixed_source is not None and self.fixed_source != self.source
+
+
+def source_linter(path: str) -> Callable[..., Any] | None:
+    """The function that lints a file's text: the notebook adapter for `.ipynb`, else the engine.
+
+    Both take `(text, path, config, *, fix, unsafe_fixes, verify)` and return a LintResult whose
+    `fixed_source` is the whole new file text. None means the file kind is not supported here.
+    """
+    if path.endswith(".ipynb"):
+        try:
+            from jaxlint.notebook import lint_notebook
+        except ModuleNotFoundError as error:
+            if error.name != "jaxlint.notebook":
+                raise
+            return None
+        return lint_notebook
+    from jaxlint.fixes.pipeline import lint_source
+
+    return lint_source
+
+
+def decode_source(data: bytes, path: str) -> tuple[str, str]:
+    """Bytes → (text, encoding): PEP 263 for Python, UTF-8 for notebooks; ValueError if bad."""
+    encoding = "utf-8"
+    if not path.endswith(".ipynb"):
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        except SyntaxError as error:
+            # Without a declaration, the complaint is about the bytes: decode them to say where.
+            if "unknown encoding" in error.msg or "encoding problem" in error.msg:
+                raise ValueError(f"bad encoding declaration: {error.msg}") from None
+    try:
+        return data.decode(encoding), encoding
+    except UnicodeDecodeError as error:
+        byte = data[error.start]
+        raise ValueError(
+            f"not valid {encoding} text (byte 0x{byte:02x} at offset {error.start})"
+        ) from None
+
+
+def lint_bytes(data: bytes, path: str, config: Config, options: LintOptions) -> FileOutcome:
+    """Decode and lint one file's content; never raises for bad input or an engine failure."""
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        source, encoding = decode_source(data, path)
+    except ValueError as error:
+        return FileOutcome(path, error=f"{path}: {error}")
+    try:
+        lint = source_linter(path)
+        if lint is None:
+            note = f"{path}: skipped: notebook support (jaxlint.notebook) is not installed"
+            return FileOutcome(path, source=source, digest=digest, note=note)
+        result = lint(
+            source,
+            path,
+            config,
+            fix=options.fix,
+            unsafe_fixes=options.unsafe_fixes,
+            verify=options.verify,
+            project=options.project.view(path) if options.project else None,
+        )
+    except Exception as error:  # one broken file must not stop the others
+        message = f"{path}: internal error: {type(error).__name__}: {error}"
+        if os.environ.get("JAXLINT_DEBUG"):
+            import traceback
+
+            message += "\n" + traceback.format_exc()
+        return FileOutcome(path, source=source, digest=digest, error=message)
+    return FileOutcome(
+        path,
+        diagnostics=tuple(result.diagnostics),
+        source=source,
+        fixed_source=result.fixed_source,
+        encoding=encoding,
+        digest=digest,
+    )
+
+
+def lint_path(path: Path, config: Config, options: LintOptions = LintOptions()) -> FileOutcome:
+    """Read and lint one file (the single entry point for `.py` and `.ipynb` alike)."""
+    display = str(path)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        return FileOutcome(display, error=f"{display}: cannot read file: {error.strerror or error}")
+    return lint_bytes(data, display, config, options)
+
+
+def _lint_chunk(paths: Sequence[Path], config: Config, options: LintOptions) -> list[FileOutcome]:
+    if not options.fix:
+        return [lint_path(path, config, options) for path in paths]
+    from jaxlint.verify import shared_session
+
+    with shared_session():  # one verification child (one JAX import) for all these files
+        return [lint_path(path, config, options) for path in paths]
+
+
+def lint_paths(
+    paths: Sequence[Path], config: Config, options: LintOptions, jobs: int = 1
+) -> list[FileOutcome]:
+    """Lint files, in a process pool when `jobs` > 1; outcomes come back in the order of `paths`."""
+    if jobs <= 1 or len(paths) <= 1:
+        return _lint_chunk(paths, config, options)
+    size = max(1, len(paths) // (jobs * 4))
+    chunks = [paths[i : i + size] for i in range(0, len(paths), size)]
+    outcomes: list[FileOutcome] = []
+    if multiprocessing.get_start_method() == "fork":
+        # Load the engine and its rules once here: forked workers inherit them instead of each
+        # paying the start-up (about half a second) again.
+        with contextlib.suppress(Exception):
+            warm_up = source_linter("warm-up.py")
+            if warm_up is not None:
+                warm_up("import jax\n", "warm-up.py", config)
+    try:
+        pool = ProcessPoolExecutor(max_workers=min(jobs, len(chunks)))
+    except (OSError, NotImplementedError, ValueError):
+        return _lint_chunk(paths, config, options)
+    with pool:
+        futures = [pool.submit(_lint_chunk, chunk, config, options) for chunk in chunks]
+        for chunk, future in zip(chunks, futures, strict=True):
+            try:
+                outcomes.extend(future.result())
+            except Exception:  # a worker died or a result would not pickle: lint it here
+                outcomes.extend(_lint_chunk(chunk, config, options))
+    return outcomes
+
+
+def _file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def write_atomically(path: Path, text: str, encoding: str, expected_digest: str | None) -> None:
+    """Replace `path` with `text` via a temp file in its folder, keeping its mode.
+
+    Raises OSError, or ValueError when the file no longer holds the bytes it was linted from.
+    """
+    target = Path(os.path.realpath(path))  # write through a symlink, never over it
+    data = text.encode(encoding)
+    mode = stat.S_IMODE(target.stat().st_mode)
+    handle, temp_name = tempfile.mkstemp(
+        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
+    )
+    try:
+        with os.fdopen(handle, "wb") as temp:
+            temp.write(data)
+            temp.flush()
+            os.fsync(temp.fileno())
+        os.chmod(temp_name, mode)
+        if expected_digest is not None and _file_digest(target) != expected_digest:
+            raise ValueError("the file changed on disk since it was read; fixes not written")
+        os.replace(temp_name, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp_name)
+        raise
+
+
+def unapply_fixes(diagnostics: Sequence[Diagnostic], note: str) -> tuple[Diagnostic, ...]:
+    """Mark applied fixes as not applied (nothing was written), saying why."""
+    out = []
+    for diagnostic in diagnostics:
+        if diagnostic.fix is not None and diagnostic.fix.applied:
+            diagnostic = diagnostic.with_fix(replace(diagnostic.fix, applied=False, note=note))
+        out.append(diagnostic)
+    return tuple(out)
+
+
+def write_fixes(outcome: FileOutcome) -> FileOutcome:
+    """Write a changed file; on refusal or failure, its fixes become not applied with an error."""
+    if not outcome.changed:
+        return outcome
+    assert outcome.fixed_source is not None
+    try:
+        write_atomically(Path(outcome.path), outcome.fixed_source, outcome.encoding, outcome.digest)
+    except (OSError, ValueError, UnicodeEncodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        return replace(
+            outcome,
+            diagnostics=unapply_fixes(outcome.diagnostics, f"not written: {reason}"),
+            fixed_source=None,
+            error=f"{outcome.path}: cannot write fixes: {reason}",
+        )
+    return outcome
+
+
+def unified_diff(outcome: FileOutcome) -> str:
+    """The `--diff` text for one file (`--- a/path` / `+++ b/path`), empty when unchanged."""
+    if not outcome.changed or outcome.source is None or outcome.fixed_source is None:
+        return ""
+    name = outcome.path.replace(os.sep, "/").lstrip("/")
+    lines = difflib.unified_diff(
+        outcome.source.splitlines(keepends=True),
+        outcome.fixed_source.splitlines(keepends=True),
+        fromfile=f"a/{name}",
+        tofile=f"b/{name}",
+    )
+    out = []
+    for line in lines:
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
