@@ -45,7 +45,7 @@ LOOP = """
     import jax
 
     @jax.jit  {decorator_comment}
-    def f(x):  {def_comment}
+    def f(x: jax.Array):  {def_comment}
         total = 0.0
         for v in x:  {line_comment}
             total = total + v
@@ -241,7 +241,7 @@ def test_names_unpacked_from_a_lax_loop_carry_are_arrays():
                 i, x = state
                 for r in x:
                     i = i + r
-                return i + 1, x
+                return i + 1, x / 2
 
             def step(carry, x):
                 w, layers = carry
@@ -249,7 +249,14 @@ def test_names_unpacked_from_a_lax_loop_carry_are_arrays():
                     x = layer(x)
                 return carry, x
 
-            return lax.while_loop(lambda s: s[0] < 3, body, (0, x0)), lax.scan(step, x0, x0)
+            def adam(carry, t):
+                m, v = carry  # lists of per-parameter moments: no array use
+                m = [0.9 * mi for mi in m]
+                v = [0.99 * vi for vi in v]
+                return (m, v), t
+
+            loops = lax.while_loop(lambda s: s[0] < 3, body, (0, x0)), lax.scan(step, x0, x0)
+            return loops, lax.scan(adam, ([x0], [x0]), x0)
     """
     assert codes_and_lines(lint(source, select=("JAX101",))) == {("JAX101", 7)}
 

@@ -181,7 +181,7 @@ def test_refused_loop_keeps_the_diagnostic_with_the_reason():
 
 
         @jax.jit
-        def first_big(x):
+        def first_big(x: jax.Array):
             total = 0.0
             for v in x:
                 if total > 10.0:
@@ -230,7 +230,7 @@ def test_rewrites_reuse_the_modules_jax_alias_and_keep_the_for_line_comment():
 
 
         @J.jit
-        def total(x):
+        def total(x: J.Array):
             s = 0.0
             for v in x:  # accumulate
                 s = s + v

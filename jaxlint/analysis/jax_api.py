@@ -65,6 +65,23 @@ TRANSFORMS: dict[str, tuple[TraceKind, tuple[int, ...], tuple[str, ...]]] = {
     "flax.nnx.value_and_grad": (TraceKind.CONCRETE, (0,), ("f",)),
 }
 
+# Transforms that hand the function slices of arrays (a row of a batch, a step of a sequence):
+# its parameters are arrays, where a jitted function's are as often lists of parameter arrays.
+SLICING_TRANSFORMS = frozenset(
+    {
+        "jax.vmap",
+        "jax.pmap",
+        "equinox.filter_vmap",
+        "equinox.filter_pmap",
+        "flax.nnx.vmap",
+        "flax.nnx.pmap",
+        "flax.nnx.scan",
+        "jax.lax.scan",
+        "jax.lax.map",
+        "jax.lax.associative_scan",
+    }
+)
+
 # Pass-through wrappers, not transforms: called eagerly (or under an eager `jax.grad`) the wrapped
 # function and its rules run in Python on concrete arrays; they are traced only where the wrapped
 # function is called from traced code.
@@ -155,6 +172,22 @@ ARRAY_NAMESPACES = (
     "jax.nn.",
     "jax.scipy.",
     "jax.image.",
+)
+# Constructors of constant arrays: with static arguments they add no traced work per element
+# (`[jnp.zeros(()) for _ in range(n)]` is n constants, not n growing operations).
+CONSTANT_CONSTRUCTORS = frozenset(
+    {
+        "jax.numpy.zeros",
+        "jax.numpy.ones",
+        "jax.numpy.full",
+        "jax.numpy.empty",
+        "jax.numpy.eye",
+        "jax.numpy.identity",
+        "jax.numpy.arange",
+        "jax.numpy.linspace",
+        "jax.numpy.array",
+        "jax.numpy.asarray",
+    }
 )
 # ... except these, which return static Python values or non-array structures.
 STATIC_PROJECTIONS = frozenset(

@@ -144,6 +144,10 @@ class Query:
             )
         return self.kind(expression).traced
 
+    def unproven_array(self, expression: cst.BaseExpression) -> bool:
+        """Taken for an array without evidence (see FunctionValues.unproven_array)."""
+        return self.frame is not None and self.frame.values.unproven_array(expression)
+
     def kind_at_loop(self, expression: cst.BaseExpression, loop: cst.CSTNode) -> Kind:
         """Like `kind`, but a name's kind as it is when `loop` starts (statement order)."""
         if self.frame is None:

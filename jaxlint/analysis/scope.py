@@ -23,6 +23,7 @@ from jaxlint.analysis.jax_api import (
     PYTREE_CLASS_DECORATORS,
     PYTREE_REGISTRATION_CALLS,
     REFERENCE_SEMANTICS_APIS,
+    SLICING_TRANSFORMS,
     STRUCTURED_RESULTS,
     TRANSFORMS,
     TraceKind,
@@ -99,6 +100,7 @@ class FunctionInfo:
     # wrapped by custom_jvp/custom_vjp, or one of their rules: autodiff runs it on concrete values
     custom_derivative: bool = False
     reference_semantics: bool = False
+    slicing: bool = False  # traced by a transform of SLICING_TRANSFORMS (vmap, scan…)
     callers: list[FunctionInfo] = field(default_factory=list)
     constant_params: set[str] | None = None  # params every visible call site passes a literal
     param_hints: dict[str, set[str]] = field(default_factory=dict)  # "array" / "container"
@@ -700,6 +702,8 @@ class _IndexBuilder:
             info.reasons.append(reason)
         if api in REFERENCE_SEMANTICS_APIS:
             info.reference_semantics = True
+        if api in SLICING_TRANSFORMS:
+            info.slicing = True
 
     def find_roots(self) -> None:
         for info in self.functions:

@@ -173,15 +173,20 @@ class FunctionValues:
     ) -> None:
         self.node = node
         self.info = info
+        self.traced = traced
         self.parent = parent
         self.resolve = resolve
         self.env: dict[str, Kind] = {}
         self.locals: set[str] = set(info.local_names)
         self._array_evidence: set[str] = set()
         self._container_evidence: set[str] = set()
+        # parameters taken for arrays by default only, and slices of them (`x0 = z[n:]`)
+        self._unproven: set[str] = set()
+        self._carry_leaves: set[str] = set()
         self._collect_evidence()
         self._bind_parameters(traced)
         self._solve()
+        self._spread_unproven()
 
     # -- public queries -------------------------------------------------------------------------
 
@@ -193,19 +198,33 @@ class FunctionValues:
         """The kind of `name` when `loop` starts: bindings before it, or in a loop around it.
 
         A name rebound after the loop (`feats = jnp.stack(out)` after `for v in feats`) does
-        not count; without a binding that reaches the loop, the flow-insensitive kind is used.
+        not count, nor one overwritten before it on every path (`starts = jnp.arange(n)` then
+        `starts = [...]` in the same block); without a binding that reaches the loop, the
+        flow-insensitive kind is used.
         """
         start = self._order_of.get(id(loop))
         if start is None:
             return self.name_kind(name)
         around = [(s, e) for s, e in self._loop_spans if s <= start <= e]
-        evaluator = _Evaluator(self)
-        kinds = []
-        for binding_kind, target, value in self._bindings:
+        loop_block = self._block_of.get(id(loop), ())
+        reaching = []
+        for binding in self._bindings:
+            target = binding[1]
             if not (isinstance(target, cst.Name) and target.value == name):
                 continue
             order = self._order_of.get(id(target), 0)
-            if order < start or any(s <= order <= e for s, e in around):
+            if order < start:
+                block = self._block_of.get(id(target), ())
+                # in the loop's block or one around it, and not a `for` target (maybe unbound)
+                dominates = binding[0] != "for" and loop_block[: len(block)] == block
+                reaching.append((order, binding, dominates))
+            elif any(s <= order <= e for s, e in around):  # rebound later in a loop around it
+                reaching.append((order, binding, False))
+        last_dominating = max((o for o, _, d in reaching if d), default=-1)
+        evaluator = _Evaluator(self)
+        kinds = []
+        for order, (binding_kind, _, value), _ in reaching:
+            if order >= last_dominating:
                 if binding_kind == "for":
                     element = evaluator.element(value)  # type: ignore[arg-type]
                     kinds.append(max(element) if isinstance(element, list) else element)
@@ -224,6 +243,22 @@ class FunctionValues:
             return self.parent.name_kind(name)
         return Kind.STATIC
 
+    def unproven_array(self, expression: cst.BaseExpression) -> bool:
+        """Is this value an array only by assumption: a parameter (or a slice of one) with no
+        annotation, no array use in the body (`.shape`, arithmetic on it, a `jnp` call on it) and
+        no caller passing an array? Such a value is as often a list of arrays (a pytree), whose
+        length is fixed at trace time."""
+        while isinstance(expression, cst.Subscript) and _is_slice(expression):
+            expression = expression.value
+        if not isinstance(expression, cst.Name):
+            return False
+        name = expression.value
+        if name in self._unproven:
+            return True
+        if name in self.locals or name in self.env or self.parent is None:
+            return False
+        return self.parent.unproven_array(expression)
+
     def is_local(self, name: str) -> bool:
         """Bound in this function (or an enclosing one) rather than at module level."""
         return name in self.locals or self.info.encloses_local(name)
@@ -235,6 +270,7 @@ class FunctionValues:
         self.node.body.visit(collector)
         self._bindings = collector.bindings
         self._order_of = collector.order_of
+        self._block_of = collector.block_of
         self._loop_spans = collector.loop_spans
 
     def _call_evidence(self, call: cst.Call, record: Callable[[str, bool], None]) -> None:
@@ -278,7 +314,28 @@ class FunctionValues:
         if name in self._array_evidence or "array" in hints:
             return Kind.ARRAY
         # Functions JAX traces directly are mostly given arrays; helpers often get pytrees.
-        return Kind.ARRAY if self.info.own_trace else Kind.TRACED
+        if not self.info.own_trace:
+            return Kind.TRACED
+        if not self.info.slicing:
+            self._unproven.add(name)
+        return Kind.ARRAY
+
+    def _spread_unproven(self) -> None:
+        """A name rebound anywhere is not the parameter any more; a slice of one stays unproven."""
+        bound: dict[str, list[cst.CSTNode]] = {}
+        for _, target, value in self._bindings:
+            for name, part in _name_values(target, value):
+                bound.setdefault(name, []).append(part)
+        self._unproven -= set(bound)
+        for name in self._carry_leaves:
+            if len(bound.get(name, ())) == 1:  # bound by the unpacking of the carry only
+                self._unproven.add(name)
+        for name, values in bound.items():
+            if name in self.locals and all(
+                isinstance(v, cst.Subscript) and _is_slice(v) and self.unproven_array(v)
+                for v in values
+            ):
+                self._unproven.add(name)
 
     def _solve(self) -> None:
         for _ in range(8):
@@ -335,7 +392,11 @@ class FunctionValues:
         )
 
     def _leaf_kind(self, name: cst.Name) -> Kind:
-        return Kind.TRACED if name.value in self._container_evidence else Kind.ARRAY
+        if name.value in self._container_evidence:
+            return Kind.TRACED
+        if name.value not in self._array_evidence:
+            self._carry_leaves.add(name.value)  # a lax carry holds lists of arrays as often
+        return Kind.ARRAY
 
     def _bind(self, target: cst.CSTNode, kind: Kind | list[Kind]) -> bool:
         if isinstance(target, cst.Name):
@@ -387,6 +448,9 @@ class _EvidenceCollector(cst.CSTVisitor):
         # source order, for "which bindings can reach this loop" (`order_of`, `loop_spans`)
         self.sequence = 0
         self.order_of: dict[int, int] = {}  # id(binding target or loop) → sequence number
+        # id(binding target or loop) → the statement blocks around it, outermost first
+        self.block_of: dict[int, tuple[int, ...]] = {}
+        self._blocks: list[int] = []
         self.loop_spans: list[tuple[int, int]] = []
         self._open_loops: list[int] = []
 
@@ -394,12 +458,20 @@ class _EvidenceCollector(cst.CSTVisitor):
         self.sequence += 1
         if isinstance(node, (cst.For, cst.While)) and self.depth == 0:
             self.order_of[id(node)] = self.sequence
+            self.block_of[id(node)] = tuple(self._blocks)
             self._open_loops.append(self.sequence)
+        elif isinstance(node, cst.CompFor) and self.depth == 0:
+            self.order_of[id(node)] = self.sequence
+            self.block_of[id(node)] = tuple(self._blocks)
+        if isinstance(node, cst.BaseSuite):
+            self._blocks.append(id(node))
         return super().on_visit(node)
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         if isinstance(original_node, (cst.For, cst.While)) and self.depth == 0:
             self.loop_spans.append((self._open_loops.pop(), self.sequence))
+        if isinstance(original_node, cst.BaseSuite):
+            self._blocks.pop()
         super().on_leave(original_node)
 
     def _evidence(self, name: str, container: bool) -> None:
@@ -466,6 +538,7 @@ class _EvidenceCollector(cst.CSTVisitor):
         if self.depth == 0:
             self.bindings.append((kind, target, value))
             self.order_of[id(target)] = self.sequence
+            self.block_of[id(target)] = tuple(self._blocks)
 
     def visit_For(self, node: cst.For) -> None:
         self._bind("for", node.target, node.iter)
@@ -608,6 +681,26 @@ class _ObjectUse(cst.CSTVisitor):
             and node.args[0].value.value == self.name
         ):
             self.found = True
+
+
+def _name_values(target: cst.CSTNode, value: cst.CSTNode) -> list[tuple[str, cst.CSTNode]]:
+    """(name, the value it gets) for each name a binding binds; `a, b = x, y` pairs them up."""
+    if (
+        isinstance(target, (cst.Tuple, cst.List))
+        and isinstance(value, (cst.Tuple, cst.List))
+        and len(target.elements) == len(value.elements)
+    ):
+        return [
+            pair
+            for t, v in zip(target.elements, value.elements, strict=True)
+            for pair in _name_values(t.value, v.value)
+        ]
+    return [(name.value, value) for name in _flat_names(target)]
+
+
+def _is_slice(node: cst.Subscript) -> bool:
+    """`z[a:b]`: a slice of a sequence, the same kind of value as `z` (unlike `z[i]`)."""
+    return len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice)
 
 
 def _flat_names(target: cst.CSTNode) -> list[cst.Name]:
@@ -785,7 +878,7 @@ class _Evaluator:
 
     def _Call(self, node: cst.Call) -> Kind:
         qualified = self.values.resolve(node.func)
-        arguments = [self.kind(a.value) for a in node.args]
+        arguments = [self._argument_kind(a) for a in node.args]
         strongest = max(arguments, default=Kind.STATIC)
         if qualified is not None:
             return self._known_call(qualified, node, arguments, strongest)
@@ -804,6 +897,18 @@ class _Evaluator:
         if callee.traced or strongest.traced:
             return Kind.TRACED
         return Kind.STATIC
+
+    def _argument_kind(self, argument: cst.Arg) -> Kind:
+        kind = self.kind(argument.value)
+        value = argument.value
+        if (
+            argument.star
+            and self.values.traced
+            and isinstance(value, cst.Name)
+            and value.value in (self.values.info.vararg, self.values.info.kwarg)
+        ):
+            return Kind.TRACED  # `f(*args)` in traced code passes the tracers `args` holds
+        return kind
 
     def _known_call(
         self, qualified: str, node: cst.Call, arguments: list[Kind], strongest: Kind

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.cst_text import code_of, count_statements
+from jaxlint.analysis.jax_api import CONSTANT_CONSTRUCTORS
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
 from jaxlint.engine.rule import Rule, UnitContext
@@ -74,7 +75,7 @@ class PythonLoopOverArray(Rule):
     def visit_CompFor(self, node: cst.CompFor) -> None:
         if not self.context.traced:
             return
-        source = self.array_length_source(node.iter)
+        source = self.array_length_source(node.iter, node)
         produced = self._produced.get(id(node), ())
         if source is not None and any(
             self.does_traced_work(part, node.target) for part in produced
@@ -96,7 +97,12 @@ class PythonLoopOverArray(Rule):
             self._stackers[id(comprehension.for_in)] = (node, comprehension)
         if self.context.resolve(node.func) != "builtins.sum":
             return
-        if len(node.args) >= 1 and self.context.kind(node.args[0].value) == Kind.ARRAY:
+        summed = node.args[0].value if node.args else None
+        if (
+            summed is not None
+            and self.context.kind(summed) == Kind.ARRAY
+            and not self.context.unproven_array(summed)
+        ):
             self.report(
                 node,
                 f"builtin sum over {code_of(node.args[0].value)} adds its rows one by one, "
@@ -114,7 +120,7 @@ class PythonLoopOverArray(Rule):
         return finder.found and not finder.concretized
 
     def array_length_source(
-        self, iterable: cst.BaseExpression, loop: cst.For | None = None
+        self, iterable: cst.BaseExpression, loop: cst.For | cst.CompFor | None = None
     ) -> str | None:
         """How the loop's trip count comes from an array, or None when it is static."""
         context = self.context
@@ -125,11 +131,18 @@ class PythonLoopOverArray(Rule):
                 if any(context.kind(a) == Kind.SHAPE for a in arguments):
                     return f"`{code_of(iterable)}`"
                 return None
+            if callee == "builtins.zip" and any(
+                not context.kind(a).traced and self.array_length_source(a, loop) is None
+                for a in arguments
+            ):
+                return None  # as long as its shortest operand: a static sequence bounds it
             if callee in ITERATION_WRAPPERS:
                 for argument in arguments:
                     if self.array_length_source(argument, loop) is not None:
                         return f"`{code_of(iterable)}`"
                 return None
+        if context.unproven_array(iterable):
+            return None  # as often a list of arrays: iterating it is static structure
         kind = context.kind(iterable) if loop is None else context.kind_at_loop(iterable, loop)
         if kind == Kind.ARRAY:
             return f"`{code_of(iterable)}`"
@@ -154,7 +167,9 @@ class _TracedWork(cst.CSTVisitor):
             if isinstance(node, cst.Name):
                 self.found = self.context.kind(node).traced
             elif isinstance(node, cst.Call):
-                self.found = (self.context.resolve(node.func) or "").startswith("jax.")
+                callee = self.context.resolve(node.func) or ""
+                # a constant constructor counts only through traced arguments (its Names)
+                self.found = callee.startswith("jax.") and callee not in CONSTANT_CONSTRUCTORS
         return not self.concretized
 
     def _concretizes(self, call: cst.Call) -> bool:

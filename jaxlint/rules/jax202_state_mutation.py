@@ -1,15 +1,17 @@
 """JAX202 state-mutation-in-traced: traced code writing to state that outlives the trace.
 
-Rebinding a global and setting attributes of `self`/arguments are flagged whatever they store:
-they run once per trace, not once per call (a trace counter counts traces). Writes to closure
-variables and into outside containers are flagged when they store a tracer, which then escapes
-the transformation; deliberate trace-time captures of static values are left alone.
+Writes that store a tracer into state outliving the trace (globals, `self`, arguments, closure
+variables, outside containers) are flagged: the tracer escapes the transformation. Writes of
+static values are flagged when they accumulate (`self.calls += 1`, `n = n + 1` on a global): they
+run once per trace, not once per call, so a counter counts traces. Storing the same static value
+on every trace (a flag, a lambda of functions, an object built from static config) is harmless.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
+from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.scope import FunctionInfo
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
@@ -68,6 +70,7 @@ class StateMutationInTraced(Rule):
             self._check_store(statement, target.value, value)
             return
         leaks = self.context.holds_traced(value)
+        once = not leaks and _accumulates(statement, target)
         if isinstance(target, cst.Name):
             if target.value not in function.declared_outer:
                 return
@@ -79,7 +82,7 @@ class StateMutationInTraced(Rule):
                 and not self._closure_is_traced(target.value, function)
                 and not _introspection_only(function)
             )
-            if crosses or (owner == "closure" and leaks):
+            if (crosses and (leaks or once)) or (owner == "closure" and leaks):
                 kind = "global" if owner == "global" else "nonlocal"
                 self.report(
                     statement,
@@ -102,14 +105,12 @@ class StateMutationInTraced(Rule):
             if isinstance(target, cst.Attribute)
             else "stores an item into"
         )
-        # rebinding state is always a surprise; filling an outside container is one when it
-        # leaks tracers (recording a static shape at trace time is a deliberate idiom)
-        always = (
-            ("self", "argument")
-            if isinstance(target, cst.Subscript)
-            else ("self", "argument", "global")
+        # accumulating into outside state counts traces; filling a container or setting an
+        # attribute with a static value is a deliberate trace-time idiom
+        accumulating = ("self", "argument") + (
+            () if isinstance(target, cst.Subscript) else ("global",)
         )
-        if owner in always or (owner in ("closure", "global") and leaks):
+        if owner is not None and (leaks or (once and owner in accumulating)):
             self.report(
                 statement,
                 f"{what} {_describe(owner, head)} inside traced {function.describe()}: "
@@ -187,6 +188,34 @@ INTROSPECTION = ("passed to jax.eval_shape", "passed to jax.make_jaxpr")
 def _introspection_only(function: FunctionInfo) -> bool:
     """Traced only to look at shapes or the jaxpr: effects at trace time are the point there."""
     return bool(function.reasons) and all(r in INTROSPECTION for r in function.reasons)
+
+
+def _accumulates(statement: cst.CSTNode, target: cst.BaseExpression) -> bool:
+    """Does the write read what it overwrites (`x += 1`, `self.n = self.n + 1`)?"""
+    if isinstance(statement, cst.AugAssign):
+        return True
+    value = getattr(statement, "value", None)
+    if value is None:
+        return False
+    wanted = code_of(target)
+    finder = _ReadOf(wanted)
+    value.visit(finder)
+    return finder.found
+
+
+class _ReadOf(cst.CSTVisitor):
+    def __init__(self, code: str) -> None:
+        super().__init__()
+        self.code = code
+        self.found = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if (
+            isinstance(node, (cst.Name, cst.Attribute, cst.Subscript))
+            and code_of(node) == self.code
+        ):
+            self.found = True
+        return not self.found
 
 
 def _head(target: cst.BaseExpression) -> str | None:
