@@ -194,6 +194,16 @@ class ModuleIndex:
     # calls from traced code to functions imported from elsewhere: (qualified callee, trace kind,
     # caller); the project index marks the callees traced in their own modules
     outgoing: list[tuple[str, TraceKind, str]] = field(default_factory=list)
+    _host_calls: set[str] | None = field(default=None, repr=False)
+
+    def called_on_host(self, function: FunctionInfo) -> bool:
+        """Is `function`, or a jit alias of it, called from host code of this module (module
+        level, or a function nothing traces)? `self.f(...)` counts for methods."""
+        if self._host_calls is None:
+            self._host_calls = _host_called_names(self.tree, self.functions)
+        names = {alias for alias, targets in self.aliases.items() if function in targets}
+        names.add(f"self.{function.name}" if function.class_info is not None else function.name)
+        return bool(names & self._host_calls)
 
     def span_of(self, node: ast.AST) -> Span:
         """File span of an ast node (ast columns are UTF-8 byte offsets; spans count characters)."""
@@ -317,6 +327,47 @@ def _inherits_pytree_base(class_info: ClassInfo, seen: frozenset[int]) -> bool:
 # Building the index
 
 
+_EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def _reachability(body: list[ast.stmt], dead: bool) -> list[tuple[ast.stmt, bool]]:
+    """Each statement of a block, and whether it is dead (after an exit of the block)."""
+    out = []
+    for statement in body:
+        out.append((statement, dead))
+        dead = dead or isinstance(statement, _EXITS)
+    return out
+
+
+def _host_called_names(tree: ast.Module, functions: list[FunctionInfo]) -> set[str]:
+    """Names called outside traced code: `f(...)`, `self.f(...)`, `jax.jit(f)(...)`."""
+    info_of = {id(f.node): f for f in functions}
+    called: set[str] = set()
+
+    def visit(node: ast.AST, host: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            child_host = host
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                info = info_of.get(id(child))
+                child_host = info is None or info.trace is None
+            elif host and isinstance(child, ast.Call):
+                func = child.func
+                if isinstance(func, ast.Call) and func.args:  # `jax.jit(f)(x)`
+                    func = func.args[0]
+                if isinstance(func, ast.Name):
+                    called.add(func.id)
+                elif (
+                    isinstance(func, ast.Attribute)
+                    and isinstance(func.value, ast.Name)
+                    and func.value.id in ("self", "cls")
+                ):
+                    called.add(f"self.{func.attr}")
+            visit(child, child_host)
+
+    visit(tree, True)
+    return called
+
+
 def build_index(
     tree: ast.Module,
     jit_decorators: tuple[str, ...] = (),
@@ -408,12 +459,14 @@ class _IndexBuilder:
         self, root: ast.AST, parent: FunctionInfo | None, class_info: ClassInfo | None
     ) -> None:
         # An explicit stack instead of recursion: this walk sees every node of every JAX file.
-        stack: list[tuple[ast.AST, FunctionInfo | None, ClassInfo | None]] = [
-            (root, parent, class_info)
+        # `dead`: after a `return`/`raise` in its block; its defs are indexed (every function
+        # has its entry), but its calls trace nothing, since they never run.
+        stack: list[tuple[ast.AST, FunctionInfo | None, ClassInfo | None, bool]] = [
+            (root, parent, class_info, False)
         ]
         calls, module_assigns = self.calls, self.module_assigns
         while stack:
-            node, scope, owner = stack.pop()
+            node, scope, owner, dead = stack.pop()
             kind = type(node)
             if kind is ast.Name:
                 if scope is not None:
@@ -423,21 +476,27 @@ class _IndexBuilder:
                         scope.loaded_names.add(node.id)
                 continue
             if kind is ast.Call:
-                calls.append((scope, node))
+                if not dead:
+                    calls.append((scope, node))
             elif kind in _FUNCTION_TYPES:
                 info = self._add_function(node, scope, owner)  # type: ignore[arg-type]
                 body = [node.body] if kind is ast.Lambda else node.body  # type: ignore[attr-defined]
-                stack.extend((statement, info, None) for statement in reversed(body))
-                stack.append((node.args, scope, None))  # defaults run in the enclosing scope
+                stack.extend(
+                    (s, info, None, gone) for s, gone in reversed(_reachability(body, dead))
+                )
+                stack.append((node.args, scope, None, dead))  # defaults run in the enclosing scope
                 if kind is not ast.Lambda:
-                    stack.extend((d, scope, None) for d in node.decorator_list)  # type: ignore[attr-defined]
+                    stack.extend((d, scope, None, dead) for d in node.decorator_list)  # type: ignore[attr-defined]
                 continue
             elif kind is ast.ClassDef:
                 self._add_class(node, scope)  # type: ignore[arg-type]
                 class_info_here = self._class_of[id(node)]
-                stack.extend((s, scope, class_info_here) for s in reversed(node.body))  # type: ignore[attr-defined]
                 stack.extend(
-                    (c, scope, None) for c in node.bases + node.keywords + node.decorator_list
+                    (s, scope, class_info_here, gone)
+                    for s, gone in reversed(_reachability(node.body, dead))  # type: ignore[attr-defined]
+                )
+                stack.extend(
+                    (c, scope, None, dead) for c in node.bases + node.keywords + node.decorator_list
                 )  # type: ignore[attr-defined]
                 continue
             elif kind is ast.Assign:
@@ -449,14 +508,19 @@ class _IndexBuilder:
             elif kind is ast.Import or kind is ast.ImportFrom:
                 self.imports.add(node)  # type: ignore[arg-type]
             is_statement = isinstance(node, ast.stmt)
+            inner_owner = owner if is_statement else None
             for field_name in node._fields:
                 value = getattr(node, field_name, None)
                 if isinstance(value, list):
+                    if value and isinstance(value[0], ast.stmt):
+                        for item, gone in reversed(_reachability(value, dead)):
+                            stack.append((item, scope, inner_owner, gone))
+                        continue
                     for item in reversed(value):
                         if isinstance(item, ast.AST):
-                            stack.append((item, scope, owner if is_statement else None))
+                            stack.append((item, scope, inner_owner, dead))
                 elif isinstance(value, ast.AST):
-                    stack.append((value, scope, owner if is_statement else None))
+                    stack.append((value, scope, inner_owner, dead))
 
     def _add_class(self, node: ast.ClassDef, parent: FunctionInfo | None) -> None:
         info_class = ClassInfo(

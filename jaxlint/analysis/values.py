@@ -13,6 +13,7 @@ from enum import IntEnum
 
 import libcst as cst
 
+from jaxlint.analysis.docstrings import documented_kind
 from jaxlint.analysis.jax_api import (
     SHAPE_PROJECTIONS,
     STATIC_PROJECTIONS,
@@ -311,7 +312,10 @@ class FunctionValues:
         hints = self.info.param_hints.get(name, set())
         if name in self._container_evidence or "container" in hints:
             return Kind.TRACED
-        if name in self._array_evidence or "array" in hints:
+        documented = documented_kind(self.node, name)
+        if documented == "sequence":
+            return Kind.TRACED  # `z : list` in the docstring: a list of arrays
+        if name in self._array_evidence or "array" in hints or documented == "array":
             return Kind.ARRAY
         # Functions JAX traces directly are mostly given arrays; helpers often get pytrees.
         if not self.info.own_trace:

@@ -59,8 +59,13 @@ class TinyJit(Rule):
 
     def _check(self, expression: cst.BaseExpression) -> None:
         info = self.context.function
-        if info is None or info.callers:
+        if info is None or any(r.startswith("called from") for r in info.reasons):
             return  # jitted code called from other traced code is inlined: no extra compile
+        module_level = info.parent is None and info.class_info is None
+        if not module_level and not self.context.index.called_on_host(info):
+            # a closure handed to other code (a callback, a solver's building block) or a
+            # method: who calls it, eagerly or inside their own jit, is not in sight
+            return
         roots = [r for r in info.roots if r.api in JIT_APIS]
         if not roots:
             return
