@@ -144,8 +144,10 @@ def run_check(args: argparse.Namespace) -> int:
         _record_examples(args, found.files, config, options)
         from jaxlint.analysis.project import build_project_index
 
+        cache_root = None if args.no_cache else _cache_root(file_paths[0])
         python_files = [f for f in found.files if f.suffix == ".py"]
-        options = replace(options, project=build_project_index(python_files, config.jit_decorators))
+        project = build_project_index(python_files, config.jit_decorators, cache_root)
+        options = replace(options, project=project, cache_root=cache_root)
         outcomes.extend(lint_paths(found.files, config, options, jobs=args.jobs))
     run = _settle(outcomes, stdin, args)
     run.errors[:0] = discovery_errors
@@ -169,6 +171,14 @@ def run_check(args: argparse.Namespace) -> int:
         return EXIT_CLEAN
     remaining = [d for d in run.diagnostics if d.fix is None or not d.fix.applied]
     return EXIT_FINDINGS if remaining or any(run.diffs) else EXIT_CLEAN
+
+
+def _cache_root(start: str) -> Path:
+    """The folder that gets `.jaxlint_cache`: $JAXLINT_CACHE_DIR, else the project root."""
+    from jaxlint.cache import project_root
+
+    override = os.environ.get("JAXLINT_CACHE_DIR")
+    return Path(override) if override else project_root(start)
 
 
 def _record_examples(
@@ -306,7 +316,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--output-format", choices=FORMATS, default="text")
     check.add_argument("--statistics", action="store_true", help="print counts per rule code")
     check.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="processes to use")
-    check.add_argument("--no-cache", action="store_true", help="do not read or write a cache")
+    check.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="do not read or write .jaxlint_cache/ (results keyed by file content and config)",
+    )
     check.add_argument("--config", metavar="FILE", help="pyproject.toml or jaxlint.toml to use")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even with diagnostics")
     check.add_argument("--stdin-filename", metavar="NAME", help="the path reported for stdin")

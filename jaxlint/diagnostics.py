@@ -41,6 +41,12 @@ class Fix:
             "note": self.note,
         }
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Fix:
+        return cls(
+            data["kind"], data["description"], data["applied"], data["verification"], data["note"]
+        )
+
 
 @dataclass(frozen=True)
 class Diagnostic:
@@ -94,3 +100,18 @@ class Diagnostic:
         if self.cell is not None:
             out["cell"] = self.cell
         return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Diagnostic:
+        """The inverse of `to_json` (the cache stores diagnostics this way)."""
+        span = Span(data["line"], data["column"], data["end_line"], data["end_column"])
+        fix = Fix.from_json(data["fix"]) if data["fix"] is not None else None
+        return cls(
+            data["code"],
+            data["severity"],
+            data["message"],
+            data["path"],
+            span,
+            fix,
+            data.get("cell"),
+        )

@@ -7,6 +7,7 @@ import contextlib
 import difflib
 import hashlib
 import io
+import json
 import multiprocessing
 import os
 import stat
@@ -18,11 +19,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jaxlint.cache import Store, code_version, key_of
 from jaxlint.diagnostics import Diagnostic
 from jaxlint.engine.config import Config
 
 if TYPE_CHECKING:
     from jaxlint.analysis.project import ProjectIndex
+    from jaxlint.analysis.project_view import ProjectView
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,7 @@ class LintOptions:
     unsafe_fixes: bool = False
     verify: bool = True
     project: ProjectIndex | None = None  # functions other modules trace, per file
+    cache_root: Path | None = None  # where `.jaxlint_cache` is; None: no cache
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,15 @@ def lint_bytes(data: bytes, path: str, config: Config, options: LintOptions) -> 
         source, encoding = decode_source(data, path)
     except ValueError as error:
         return FileOutcome(path, error=f"{path}: {error}")
+    view = options.project.view(path) if options.project else None
+    results, key = None, ""
+    if options.cache_root is not None and not options.fix:  # fixes run verification: not cached
+        results = Store(options.cache_root, "results")
+        key = key_of(code_version(), repr(config), path, digest, _view_key(view))
+        cached = results.get(key)
+        if cached is not None:
+            diagnostics = tuple(Diagnostic.from_json(d) for d in cached)
+            return FileOutcome(path, diagnostics, source, encoding=encoding, digest=digest)
     try:
         lint = source_linter(path)
         if lint is None:
@@ -110,7 +123,7 @@ def lint_bytes(data: bytes, path: str, config: Config, options: LintOptions) -> 
             fix=options.fix,
             unsafe_fixes=options.unsafe_fixes,
             verify=options.verify,
-            project=options.project.view(path) if options.project else None,
+            project=view,
         )
     except Exception as error:  # one broken file must not stop the others
         message = f"{path}: internal error: {type(error).__name__}: {error}"
@@ -119,6 +132,8 @@ def lint_bytes(data: bytes, path: str, config: Config, options: LintOptions) -> 
 
             message += "\n" + traceback.format_exc()
         return FileOutcome(path, source=source, digest=digest, error=message)
+    if results is not None:
+        results.put(key, [d.to_json() for d in result.diagnostics])
     return FileOutcome(
         path,
         diagnostics=tuple(result.diagnostics),
@@ -127,6 +142,15 @@ def lint_bytes(data: bytes, path: str, config: Config, options: LintOptions) -> 
         encoding=encoding,
         digest=digest,
     )
+
+
+def _view_key(view: ProjectView | None) -> str:
+    if view is None:
+        return ""
+    marks = sorted(
+        (name, int(kind), reason) for name, (kind, reason) in view.traced_from_outside.items()
+    )
+    return json.dumps([view.package, marks])
 
 
 def lint_path(path: Path, config: Config, options: LintOptions = LintOptions()) -> FileOutcome:

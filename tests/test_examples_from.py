@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
+from jaxlint.cache import project_root
 from jaxlint.verify import jax_available
 from jaxlint.verify.protocol import VerifyRequest, request_from_wire, request_to_wire
 from jaxlint.verify.recording import (
     TargetRef,
-    project_root,
     record_examples,
     recorded_for,
     store,

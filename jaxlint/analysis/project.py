@@ -9,7 +9,7 @@ transform) in another module are marked traced there. Linting a file then starts
 
 from __future__ import annotations
 
-import ast
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +18,7 @@ from jaxlint.analysis.jax_api import TraceKind
 from jaxlint.analysis.project_view import ProjectView
 from jaxlint.analysis.scope import build_index
 from jaxlint.analysis.source import parse_python
+from jaxlint.cache import Store, code_version, key_of
 
 MAX_MODULES = 5000  # a tree larger than this is linted module by module, as before
 # One hop from the module that jits: a chain through several modules of a big library reaches
@@ -84,14 +85,18 @@ def project_files(files: Iterable[Path]) -> list[Path]:
 
 
 def build_project_index(
-    files: Iterable[Path], jit_decorators: tuple[str, ...] = ()
+    files: Iterable[Path], jit_decorators: tuple[str, ...] = (), cache_root: Path | None = None
 ) -> ProjectIndex:
-    """Index the project the files belong to; cheap enough to run before every lint."""
+    """Index the project the files belong to; cheap enough to run before every lint.
+
+    With `cache_root`, each module's calls out of its traced code are cached by its bytes and
+    by the marks other modules gave it, so a warm rerun parses nothing.
+    """
     paths = project_files(files)
     index = ProjectIndex()
     if len(paths) > MAX_MODULES:
         return index
-    trees: dict[str, ast.Module] = {}
+    sources: dict[str, bytes] = {}
     by_name: dict[str, str] = {}
     for path in paths:
         key = _key(path)
@@ -99,24 +104,27 @@ def build_project_index(
         index.sites[key] = site
         try:
             # every module: a helper that never imports jax may still be called from traced code
-            trees[key] = parse_python(path.read_text(encoding="utf-8"), str(path))
-        except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
+            sources[key] = path.read_bytes()
+        except OSError:
             continue
         by_name[site.name] = key
-    pending = list(trees)
+    store = Store(cache_root, "index") if cache_root is not None else None
+    pending = list(sources)
     for _ in range(MAX_ROUNDS):
         if not pending:
             break
         changed: set[str] = set()
         for key in pending:
-            module = build_index(
-                trees[key],
+            outgoing = _outgoing(
+                sources[key],
+                key,
+                index.sites[key].package,
+                index.marks.get(key),
                 jit_decorators,
-                package=index.sites[key].package,
-                traced_from_outside=index.marks.get(key),
+                store,
             )
             caller = index.sites[key].name
-            for qualified, kind, how in module.outgoing:
+            for qualified, kind, how in outgoing:
                 target = _owner(qualified, by_name)
                 if target is None or target[0] == key:
                     continue
@@ -128,6 +136,34 @@ def build_project_index(
                     changed.add(target_key)
         pending = sorted(changed)
     return index
+
+
+def _outgoing(
+    data: bytes,
+    path: str,
+    package: str | None,
+    marks: Mapping[str, tuple[TraceKind, str]] | None,
+    jit_decorators: tuple[str, ...],
+    store: Store | None,
+) -> list[tuple[str, TraceKind, str]]:
+    """What the module's traced code calls in other modules (empty when it does not parse)."""
+    key = ""
+    if store is not None:
+        marked = sorted((n, int(k), r) for n, (k, r) in (marks or {}).items())
+        key = key_of(code_version(), data, package or "", json.dumps([jit_decorators, marked]))
+        cached = store.get(key)
+        if cached is not None:
+            return [(q, TraceKind(k), how) for q, k, how in cached]
+    try:
+        tree = parse_python(data.decode("utf-8"), path)
+    except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
+        outgoing = []
+    else:
+        module = build_index(tree, jit_decorators, package=package, traced_from_outside=marks)
+        outgoing = list(module.outgoing)
+    if store is not None:
+        store.put(key, [(q, int(k), how) for q, k, how in outgoing])
+    return outgoing
 
 
 def _owner(qualified: str, by_name: Mapping[str, str]) -> tuple[str, str] | None:

@@ -29,9 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from jaxlint.cache import cache_folder, project_root
+
 DEFAULT_TIMEOUT_S = 300.0
 MAX_RECORDS = 8  # distinct signatures kept per target
-CACHE_FOLDER = ".jaxlint_cache"
 EXAMPLES_FOLDER = "examples"
 _SHIM = Path(__file__).resolve().with_name("record_shim.py")
 
@@ -89,16 +90,6 @@ class RecordingOutcome:
 # ---------------------------------------------------------------- the cache
 
 
-def project_root(path: str | os.PathLike[str]) -> Path:
-    """The nearest folder at or above `path` holding pyproject.toml or .git; else the cwd."""
-    start = Path(os.path.abspath(path))
-    folder = start if start.is_dir() else start.parent
-    for candidate in (folder, *folder.parents):
-        if (candidate / "pyproject.toml").exists() or (candidate / ".git").exists():
-            return candidate
-    return Path.cwd()
-
-
 def cache_key(source: str, target: str) -> str:
     """The cache key of a target: its module's source and its qualified name."""
     digest = hashlib.sha256(source.encode("utf-8", "surrogatepass"))
@@ -107,13 +98,9 @@ def cache_key(source: str, target: str) -> str:
 
 
 def _examples_folder(path: str, create: bool) -> Path:
-    cache = project_root(path) / CACHE_FOLDER
-    folder = cache / EXAMPLES_FOLDER
+    folder = cache_folder(project_root(path), create) / EXAMPLES_FOLDER
     if create:
         folder.mkdir(parents=True, exist_ok=True)
-        ignore = cache / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text("*\n", encoding="utf-8")
     return folder
 
 
