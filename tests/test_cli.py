@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from jaxlint import cli, files
+from jaxlint.cache import CACHE_FOLDER
 from jaxlint.diagnostics import Diagnostic, Fix, Span
 from jaxlint.output import rule_name
 
@@ -275,7 +276,7 @@ def test_fix_writes_atomically_and_keeps_the_mode(fake_engine: Path, capsys) -> 
     )
     assert path.read_text() == "x = GOOD\n"
     assert path.stat().st_mode & 0o777 == 0o640
-    assert sorted(p.name for p in fake_engine.iterdir()) == ["a.py"]  # no temp file left
+    assert sorted(p.name for p in fake_engine.iterdir() if p.name != CACHE_FOLDER) == ["a.py"]  # no temp file left
 
 
 def test_fix_with_findings_left_exits_one(fake_engine: Path, capsys) -> None:
@@ -318,7 +319,7 @@ def test_fix_refuses_a_file_changed_on_disk(fake_engine: Path, capsys) -> None:
     assert out.startswith(
         f"a.py:1:5: JAX204 [error] BAD is bad (fix: safe, not applied: not written: {reason})"
     )
-    assert sorted(p.name for p in fake_engine.iterdir()) == ["a.py"]
+    assert sorted(p.name for p in fake_engine.iterdir() if p.name != CACHE_FOLDER) == ["a.py"]
 
 
 def test_fix_reports_a_failed_write(fake_engine: Path, capsys, monkeypatch) -> None:
@@ -333,7 +334,7 @@ def test_fix_reports_a_failed_write(fake_engine: Path, capsys, monkeypatch) -> N
     assert code == 2
     assert err == "a.py: cannot write fixes: Permission denied\n"
     assert path.read_text() == "x = BAD\n"
-    assert sorted(p.name for p in fake_engine.iterdir()) == ["a.py"]
+    assert sorted(p.name for p in fake_engine.iterdir() if p.name != CACHE_FOLDER) == ["a.py"]
 
 
 def test_fix_writes_through_a_symlink(fake_engine: Path, capsys) -> None:
