@@ -276,7 +276,9 @@ def test_fix_writes_atomically_and_keeps_the_mode(fake_engine: Path, capsys) -> 
     )
     assert path.read_text() == "x = GOOD\n"
     assert path.stat().st_mode & 0o777 == 0o640
-    assert sorted(p.name for p in fake_engine.iterdir() if p.name != CACHE_FOLDER) == ["a.py"]  # no temp file left
+    assert sorted(p.name for p in fake_engine.iterdir() if p.name != CACHE_FOLDER) == [
+        "a.py"
+    ]  # no temp file left
 
 
 def test_fix_with_findings_left_exits_one(fake_engine: Path, capsys) -> None:
