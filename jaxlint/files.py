@@ -148,7 +148,8 @@ def _view_key(view: ProjectView | None) -> str:
     if view is None:
         return ""
     marks = sorted(
-        (name, int(kind), reason) for name, (kind, reason) in view.traced_from_outside.items()
+        (name, int(kind), reason.to_json())
+        for name, (kind, reason) in view.traced_from_outside.items()
     )
     return json.dumps([view.package, marks])
 

@@ -103,7 +103,7 @@ def test_a_function_passed_to_a_transform_in_another_module_is_traced(tmp_path: 
     view = index.view(str(package / "metrics.py"))
     assert view.package == "pkg"
     kind, reason = view.traced_from_outside["penalty"]
-    assert kind == TraceKind.CONCRETE and reason == "passed to jax.grad in pkg.grads"
+    assert kind == TraceKind.CONCRETE and str(reason) == "passed to jax.grad in pkg.grads"
     found = check(tmp_path, "pkg")
     assert [(Path(d["path"]).name, d["code"]) for d in found] == [("metrics.py", "JAX201")]
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from enum import IntEnum
+from typing import Literal
 
 
 class TraceKind(IntEnum):
@@ -10,6 +12,40 @@ class TraceKind(IntEnum):
 
     CONCRETE = 1  # autodiff alone: tracers carry concrete values, Python `if` on them works
     ABSTRACT = 2  # jit, vmap, lax bodies, checkpoint: values are abstract
+
+
+@dataclass(frozen=True)
+class TraceReason:
+    """Why a function is traced: decorated with, wrapped by or passed to a JAX `api`, or called
+    from a traced `caller` (in another `module` when the project index found it)."""
+
+    how: Literal["decorated", "wrapped", "passed", "called"]
+    api: str = ""
+    caller: str = ""
+    module: str = ""
+
+    @property
+    def by_call(self) -> bool:
+        return self.how == "called"
+
+    def in_module(self, module: str) -> TraceReason:
+        return replace(self, module=module)
+
+    def to_json(self) -> list[str]:
+        return [self.how, self.api, self.caller, self.module]
+
+    @classmethod
+    def from_json(cls, data: list[str]) -> TraceReason:
+        return cls(*data)  # type: ignore[arg-type]
+
+    def __str__(self) -> str:
+        text = {
+            "decorated": f"decorated with {self.api}",
+            "wrapped": f"wrapped by {self.api}",
+            "passed": f"passed to {self.api}",
+            "called": f"called from {self.caller}",
+        }[self.how]
+        return f"{text} in {self.module}" if self.module else text
 
 
 # jit-like wrappers: they take static_argnums / static_argnames and are what JAX301/JAX303 look at.

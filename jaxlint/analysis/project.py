@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jaxlint.analysis.jax_api import TraceKind
+from jaxlint.analysis.jax_api import TraceKind, TraceReason
 from jaxlint.analysis.project_view import ProjectView
 from jaxlint.analysis.scope import build_index
 from jaxlint.analysis.source import parse_python
@@ -39,7 +39,7 @@ class ModuleSite:
 class ProjectIndex:
     """Per file: functions traced from other modules, and the file's package."""
 
-    marks: dict[str, dict[str, tuple[TraceKind, str]]] = field(default_factory=dict)
+    marks: dict[str, dict[str, tuple[TraceKind, TraceReason]]] = field(default_factory=dict)
     sites: dict[str, ModuleSite] = field(default_factory=dict)
 
     def view(self, path: str) -> ProjectView:
@@ -132,7 +132,7 @@ def build_project_index(
                 marks = index.marks.setdefault(target_key, {})
                 previous = marks.get(function)
                 if previous is None or kind > previous[0]:
-                    marks[function] = (kind, f"{how} in {caller}")
+                    marks[function] = (kind, how.in_module(caller))
                     changed.add(target_key)
         pending = sorted(changed)
     return index
@@ -142,18 +142,18 @@ def _outgoing(
     data: bytes,
     path: str,
     package: str | None,
-    marks: Mapping[str, tuple[TraceKind, str]] | None,
+    marks: Mapping[str, tuple[TraceKind, TraceReason]] | None,
     jit_decorators: tuple[str, ...],
     store: Store | None,
-) -> list[tuple[str, TraceKind, str]]:
+) -> list[tuple[str, TraceKind, TraceReason]]:
     """What the module's traced code calls in other modules (empty when it does not parse)."""
     key = ""
     if store is not None:
-        marked = sorted((n, int(k), r) for n, (k, r) in (marks or {}).items())
+        marked = sorted((n, int(k), r.to_json()) for n, (k, r) in (marks or {}).items())
         key = key_of(code_version(), data, package or "", json.dumps([jit_decorators, marked]))
         cached = store.get(key)
         if cached is not None:
-            return [(q, TraceKind(k), how) for q, k, how in cached]
+            return [(q, TraceKind(k), TraceReason.from_json(how)) for q, k, how in cached]
     try:
         tree = parse_python(data.decode("utf-8"), path)
     except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
@@ -162,7 +162,7 @@ def _outgoing(
         module = build_index(tree, jit_decorators, package=package, traced_from_outside=marks)
         outgoing = list(module.outgoing)
     if store is not None:
-        store.put(key, [(q, int(k), how) for q, k, how in outgoing])
+        store.put(key, [(q, int(k), how.to_json()) for q, k, how in outgoing])
     return outgoing
 
 

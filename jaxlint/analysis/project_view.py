@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from jaxlint.analysis.jax_api import TraceKind
+from jaxlint.analysis.jax_api import TraceKind, TraceReason
 
 
 @dataclass(frozen=True)
@@ -14,4 +14,4 @@ class ProjectView:
 
     package: str | None = None
     # function name (or `Class.method`) → trace kind and reason
-    traced_from_outside: Mapping[str, tuple[TraceKind, str]] = field(default_factory=dict)
+    traced_from_outside: Mapping[str, tuple[TraceKind, TraceReason]] = field(default_factory=dict)

@@ -27,6 +27,7 @@ from jaxlint.analysis.jax_api import (
     STRUCTURED_RESULTS,
     TRANSFORMS,
     TraceKind,
+    TraceReason,
     is_array_api,
 )
 from jaxlint.analysis.names import ImportTable, dotted_ast
@@ -95,7 +96,7 @@ class FunctionInfo:
     declared_outer: set[str] = field(default_factory=set)  # `global` / `nonlocal` names
     trace: TraceKind | None = None
     roots: list[JitRoot] = field(default_factory=list)
-    reasons: list[str] = field(default_factory=list)
+    reasons: list[TraceReason] = field(default_factory=list)
     host: bool = False
     # wrapped by custom_jvp/custom_vjp, or one of their rules: autodiff runs it on concrete values
     custom_derivative: bool = False
@@ -172,7 +173,7 @@ class FunctionInfo:
     @property
     def own_trace(self) -> bool:
         """Traced by a transform of its own (a new trace level), not only by being called."""
-        return any(not reason.startswith("called from") for reason in self.reasons)
+        return any(not reason.by_call for reason in self.reasons)
 
     def describe(self) -> str:
         return "lambda" if isinstance(self.node, ast.Lambda) else f"`{self.name}`"
@@ -193,7 +194,7 @@ class ModuleIndex:
     lines: list[str] = field(default_factory=list)
     # calls from traced code to functions imported from elsewhere: (qualified callee, trace kind,
     # caller); the project index marks the callees traced in their own modules
-    outgoing: list[tuple[str, TraceKind, str]] = field(default_factory=list)
+    outgoing: list[tuple[str, TraceKind, TraceReason]] = field(default_factory=list)
     _host_calls: set[str] | None = field(default=None, repr=False)
 
     def called_on_host(self, function: FunctionInfo) -> bool:
@@ -374,7 +375,7 @@ def build_index(
     lines: list[str] | None = None,
     *,
     package: str | None = None,
-    traced_from_outside: Mapping[str, tuple[TraceKind, str]] | None = None,
+    traced_from_outside: Mapping[str, tuple[TraceKind, TraceReason]] | None = None,
 ) -> ModuleIndex:
     """Analyse a parsed module: functions, classes, jit roots, traced set.
 
@@ -757,16 +758,16 @@ class _IndexBuilder:
             bound_method=bound,
         )
 
-    def _mark(self, info: FunctionInfo, kind: TraceKind, reason: str, api: str = "") -> None:
+    def _mark(self, info: FunctionInfo, kind: TraceKind, reason: TraceReason) -> None:
         if info.host:
             return
         if info.trace is None or kind > info.trace:
             info.trace = kind
         if reason not in info.reasons:
             info.reasons.append(reason)
-        if api in REFERENCE_SEMANTICS_APIS:
+        if reason.api in REFERENCE_SEMANTICS_APIS:
             info.reference_semantics = True
-        if api in SLICING_TRANSFORMS:
+        if reason.api in SLICING_TRANSFORMS:
             info.slicing = True
 
     def find_roots(self) -> None:
@@ -789,7 +790,7 @@ class _IndexBuilder:
                     root = self._static_spec(keywords, info, bound=False, api=api)
                     root.node = decorator
                     info.roots.append(root)
-                self._mark(info, kind, f"decorated with {api}", api)
+                self._mark(info, kind, TraceReason("decorated", api))
 
         for scope, call in self.calls:
             owner_name = _custom_rule_owner(call.func)
@@ -841,14 +842,13 @@ class _IndexBuilder:
                         root = self._static_spec(call.keywords, target, bound, api)
                         root.via, root.node = "call", call
                         target.roots.append(root)
-                        self._mark(
-                            target, max(TraceKind.ABSTRACT, inner or 0), f"wrapped by {api}", api
-                        )
+                        kind = max(TraceKind.ABSTRACT, inner or 0)
+                        self._mark(target, kind, TraceReason("wrapped", api))
             elif api in TRANSFORMS:
                 kind = TRANSFORMS[api][0]
                 for argument in _function_arguments(call, api):
                     for target, _, inner in self._targets(argument, scope):
-                        self._mark(target, max(kind, inner or kind), f"passed to {api}", api)
+                        self._mark(target, max(kind, inner or kind), TraceReason("passed", api))
 
     def collect_call_hints(self) -> None:
         """Evidence from call sites in the module: `f(jnp.ones(3))` → array, `f(*args)` → tuple."""
@@ -879,7 +879,7 @@ class _IndexBuilder:
         found = class_info.methods.get(method) if class_info is not None else None
         return [found] if found is not None else []
 
-    def outgoing_calls(self) -> list[tuple[str, TraceKind, str]]:
+    def outgoing_calls(self) -> list[tuple[str, TraceKind, TraceReason]]:
         """Imported functions this module traces: (qualified name, trace kind, how).
 
         Called from a traced function (`losses.mse(...)` in a jitted step), or passed to a jit
@@ -893,14 +893,14 @@ class _IndexBuilder:
                 for argument in _function_arguments(call, api):
                     wrapped = self._resolve(dotted_ast(argument), scope)
                     if wrapped and not wrapped.startswith(("builtins.", "jax.")):
-                        found.append((wrapped, kind, f"passed to {api}"))
+                        found.append((wrapped, kind, TraceReason("passed", api)))
             elif (
                 scope is not None
                 and scope.trace is not None
                 and api
                 and not api.startswith(("builtins.", "jax."))
             ):
-                found.append((api, scope.trace, f"called from {scope.describe()}"))
+                found.append((api, scope.trace, TraceReason("called", caller=scope.describe())))
         return found
 
     # -- pass 3: propagation --------------------------------------------------------------------
@@ -951,9 +951,8 @@ class _IndexBuilder:
                 before = callee.trace
                 if caller not in callee.callers:
                     callee.callers.append(caller)
-                self._mark(
-                    callee, caller.trace or TraceKind.CONCRETE, f"called from {caller.describe()}"
-                )
+                reason = TraceReason("called", caller=caller.describe())
+                self._mark(callee, caller.trace or TraceKind.CONCRETE, reason)
                 callee.reference_semantics |= caller.reference_semantics
                 if callee.trace != before:
                     work.append(callee)

@@ -392,7 +392,10 @@ class FunctionValues:
         return (
             isinstance(value, cst.Name)
             and value.value in self.info.params
-            and any(reason.startswith(LAX_LOOP_REASONS) for reason in self.info.reasons)
+            and any(
+                reason.how == "passed" and reason.api in LAX_LOOP_APIS
+                for reason in self.info.reasons
+            )
         )
 
     def _leaf_kind(self, name: cst.Name) -> Kind:
@@ -605,11 +608,8 @@ class _EvidenceCollector(cst.CSTVisitor):
             self._bind("assign", node.asname.name, node.item)
 
 
-LAX_LOOP_REASONS = (
-    "passed to jax.lax.scan",
-    "passed to jax.lax.fori_loop",
-    "passed to jax.lax.while_loop",
-    "passed to jax.lax.map",
+LAX_LOOP_APIS = frozenset(
+    {"jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.map"}
 )
 
 

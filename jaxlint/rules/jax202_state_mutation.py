@@ -182,12 +182,14 @@ class StateMutationInTraced(Rule):
         return "global"
 
 
-INTROSPECTION = ("passed to jax.eval_shape", "passed to jax.make_jaxpr")
+INTROSPECTION = frozenset({"jax.eval_shape", "jax.make_jaxpr"})
 
 
 def _introspection_only(function: FunctionInfo) -> bool:
     """Traced only to look at shapes or the jaxpr: effects at trace time are the point there."""
-    return bool(function.reasons) and all(r in INTROSPECTION for r in function.reasons)
+    return bool(function.reasons) and all(
+        r.how == "passed" and r.api in INTROSPECTION for r in function.reasons
+    )
 
 
 def _accumulates(statement: cst.CSTNode, target: cst.BaseExpression) -> bool:

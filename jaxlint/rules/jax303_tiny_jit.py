@@ -59,7 +59,7 @@ class TinyJit(Rule):
 
     def _check(self, expression: cst.BaseExpression) -> None:
         info = self.context.function
-        if info is None or any(r.startswith("called from") for r in info.reasons):
+        if info is None or any(r.by_call for r in info.reasons):
             return  # jitted code called from other traced code is inlined: no extra compile
         module_level = info.parent is None and info.class_info is None
         if not module_level and not self.context.index.called_on_host(info):
