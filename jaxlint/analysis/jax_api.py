@@ -370,3 +370,226 @@ ELEMENTWISE = frozenset(
         "hard_tanh",
     ]
 )
+
+# Names of array attributes, methods and annotations, as the value analysis reads them.
+ARRAY_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "at", "flat"})
+STATIC_ATTRIBUTES = frozenset(
+    {"ndim", "dtype", "weak_type", "sharding", "aval", "nbytes", "itemsize"}
+)
+ARRAY_METHODS = frozenset(
+    {
+        "reshape",
+        "astype",
+        "sum",
+        "mean",
+        "max",
+        "min",
+        "prod",
+        "std",
+        "var",
+        "squeeze",
+        "ravel",
+        "flatten",
+        "transpose",
+        "dot",
+        "clip",
+        "conj",
+        "argmax",
+        "argmin",
+        "cumsum",
+        "cumprod",
+        "swapaxes",
+        "round",
+        "all",
+        "any",
+        "take",
+        "sort",
+        "argsort",
+        "block_until_ready",
+        "at",
+        "set",
+        "add",
+        "multiply",
+        "divide",
+        "get",
+        "apply",
+        "view",
+        "repeat",
+        "diagonal",
+        "nonzero",
+        "ptp",
+        "trace",
+        "conjugate",
+        "copy",
+    }
+)
+ARRAY_EVIDENCE_ATTRIBUTES = (
+    ARRAY_ATTRIBUTES | STATIC_ATTRIBUTES | {"shape", "size"} | ARRAY_METHODS
+) - {"copy", "get", "set", "add", "apply", "view"}
+CONTAINER_ANNOTATIONS = frozenset(
+    {
+        "list",
+        "List",
+        "tuple",
+        "Tuple",
+        "dict",
+        "Dict",
+        "Sequence",
+        "Mapping",
+        "Iterable",
+        "MutableMapping",
+        "MutableSequence",
+        "PyTree",
+        "Params",
+        "FrozenDict",
+        "NamedTuple",
+    }
+)
+ARRAY_ANNOTATIONS = frozenset(
+    {
+        "Array",
+        "ndarray",
+        "ArrayLike",
+        "Float",
+        "Int",
+        "Bool",
+        "Shaped",
+        "Num",
+        "Real",
+        "Complex",
+        "Integer",
+        "UInt",
+        "Key",
+        "PRNGKeyArray",
+        "Inexact",
+        "Tracer",
+        "float",
+        "int",
+        "complex",
+    }
+)
+# Annotations of values that are never arrays under jit (a `bool` flag is taken for a static one).
+STATIC_ANNOTATIONS = frozenset({"str", "bool", "Callable", "type", "Enum", "Literal"})
+# ... and what `eqx.filter_jit` also holds static: every Python scalar (it traces arrays only).
+FILTER_JIT_STATIC_ANNOTATIONS = STATIC_ANNOTATIONS | {"int", "float", "complex"}
+SEQUENCE_CONSTRUCTORS = (
+    "jax.numpy.array",
+    "jax.numpy.asarray",
+    "jax.numpy.stack",
+    "jax.numpy.concatenate",
+    "jax.numpy.hstack",
+    "jax.numpy.vstack",
+    "jax.numpy.dstack",
+    "jax.numpy.column_stack",
+    "jax.numpy.block",
+)
+
+
+# Bare names (any namespace: jnp, jax.nn, lax) by how they treat shapes, for the shape solver.
+SHAPE_PRESERVING_NAMES = frozenset(
+    [
+        "tanh",
+        "exp",
+        "log",
+        "log1p",
+        "expm1",
+        "sin",
+        "cos",
+        "tan",
+        "sqrt",
+        "rsqrt",
+        "abs",
+        "square",
+        "negative",
+        "sign",
+        "relu",
+        "relu6",
+        "sigmoid",
+        "softplus",
+        "gelu",
+        "silu",
+        "swish",
+        "elu",
+        "leaky_relu",
+        "selu",
+        "celu",
+        "log_sigmoid",
+        "softmax",
+        "log_softmax",
+        "standardize",
+        "normalize",
+        "logistic",
+        "erf",
+        "floor",
+        "ceil",
+        "round",
+        "clip",
+        "nan_to_num",
+        "real",
+        "imag",
+        "conj",
+        "stop_gradient",
+        "asarray",
+        "array",
+        "float32",
+        "reciprocal",
+        "exp2",
+        "log2",
+        "log10",
+        "cosh",
+        "sinh",
+        "arctan",
+        "arcsin",
+        "arccos",
+        "sinc",
+        "isnan",
+        "isfinite",
+        "logical_not",
+        "cumsum",
+        "cumprod",
+    ]
+)
+BROADCASTING_NAMES = frozenset(
+    [
+        "add",
+        "subtract",
+        "multiply",
+        "divide",
+        "true_divide",
+        "power",
+        "maximum",
+        "minimum",
+        "where",
+        "pow",
+        "arctan2",
+        "logaddexp",
+        "hypot",
+        "greater",
+        "less",
+        "equal",
+        "not_equal",
+        "greater_equal",
+        "less_equal",
+        "logical_and",
+        "logical_or",
+        "fmax",
+        "fmin",
+    ]
+)
+REDUCTION_NAMES = frozenset(
+    [
+        "sum",
+        "mean",
+        "max",
+        "min",
+        "prod",
+        "var",
+        "std",
+        "logsumexp",
+        "norm",
+        "all",
+        "any",
+        "argmax",
+        "argmin",
+    ]
+)

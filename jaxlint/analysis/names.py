@@ -127,5 +127,27 @@ def _bound_names(statement: ast.stmt) -> list[str]:
         return [statement.name]
     if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
         targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-        return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        return [n for t in targets for n in ast_target_names(t)]
+    return []
+
+
+def target_names(target: cst.CSTNode) -> list[cst.Name]:
+    """The names an assignment or `for` target binds (`a`, `a, (b, *c)`), in order."""
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in target_names(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return target_names(target.value)
+    return []
+
+
+def ast_target_names(target: ast.expr) -> list[str]:
+    """`target_names` for an `ast` target."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for e in target.elts for n in ast_target_names(e)]
+    if isinstance(target, ast.Starred):
+        return ast_target_names(target.value)
     return []

@@ -14,6 +14,7 @@ from jaxlint.analysis.jax_api import (
     CALL_THROUGH,
     CUSTOM_DERIVATIVE_WRAPPERS,
     CUSTOM_RULE_ATTRIBUTES,
+    FILTER_JIT_STATIC_ANNOTATIONS,
     FILTERING_JITS,
     HOST_CALLBACKS,
     JIT_APIS,
@@ -47,7 +48,6 @@ _CONTAINER_FACTORIES = frozenset(
         "collections.Counter",
     }
 )
-STATIC_ANNOTATIONS = frozenset({"int", "bool", "str", "float", "complex", "Callable", "type"})
 
 
 @dataclass(eq=False)
@@ -73,6 +73,20 @@ class ClassInfo:
     methods: dict[str, FunctionInfo] = field(default_factory=dict)
     local_bases: list[ClassInfo] = field(default_factory=list)  # base classes of this module
     registered: bool = False
+
+    @property
+    def static_fields(self) -> set[str]:
+        """Fields declared static: `x: T = static_field()`, `field(pytree_node=False)`,
+        `eqx.field(static=True)`: Python values in every trace, never leaves."""
+        found = set()
+        for statement in self.node.body:
+            if (
+                isinstance(statement, ast.AnnAssign)
+                and isinstance(statement.target, ast.Name)
+                and _declares_static(statement.value)
+            ):
+                found.add(statement.target.id)
+        return found
 
 
 @dataclass(eq=False)
@@ -746,7 +760,7 @@ class _IndexBuilder:
             static |= {
                 p
                 for p, annotation in info.annotations.items()
-                if (dotted_ast(annotation) or "").split(".")[-1] in STATIC_ANNOTATIONS
+                if (dotted_ast(annotation) or "").split(".")[-1] in FILTER_JIT_STATIC_ANNOTATIONS
             }
         return JitRoot(
             api=api,
@@ -946,7 +960,7 @@ class _IndexBuilder:
                     continue  # autodiff calls custom rules (and their primal) on concrete values
                 if call is not None:
                     literal_args.setdefault(id(callee.node), []).append(
-                        _constant_params(call, callee)
+                        _constant_params(call, callee, caller, self.classes)
                     )
                 before = callee.trace
                 if caller not in callee.callers:
@@ -1023,8 +1037,74 @@ def _function_arguments(call: ast.Call, api: str) -> list[ast.expr]:
     return found
 
 
-def _constant_params(call: ast.Call, callee: FunctionInfo) -> set[str]:
-    """Parameters of `callee` this call site passes as literal constants (or leaves default)."""
+def _declares_static(value: ast.expr | None) -> bool:
+    if not isinstance(value, ast.Call):
+        return False
+    if (dotted_ast(value.func) or "").split(".")[-1] == "static_field":
+        return True
+    for keyword in value.keywords:
+        if isinstance(keyword.value, ast.Constant) and (
+            (keyword.arg == "pytree_node" and keyword.value.value is False)
+            or (keyword.arg == "static" and keyword.value.value is True)
+        ):
+            return True
+        if keyword.arg == "metadata" and _static_metadata(keyword.value):
+            return True  # `field(metadata=dict(static=True))`: jax.tree_util.register_dataclass
+    return False
+
+
+def _static_metadata(metadata: ast.expr) -> bool:
+    if isinstance(metadata, ast.Call) and dotted_ast(metadata.func) == "dict":
+        pairs = [(k.arg, k.value) for k in metadata.keywords]
+    elif isinstance(metadata, ast.Dict):
+        pairs = [
+            (k.value if isinstance(k, ast.Constant) else None, v)
+            for k, v in zip(metadata.keys, metadata.values, strict=True)
+        ]
+    else:
+        return False
+    return any(
+        key == "static" and isinstance(v, ast.Constant) and v.value is True for key, v in pairs
+    )
+
+
+def _static_field_of_argument(
+    argument: ast.expr, caller: FunctionInfo, classes: Mapping[str, ClassInfo]
+) -> bool:
+    """`grid.factors` where the caller's `grid: TPUGrid` declares `factors` a static field."""
+    if not (isinstance(argument, ast.Attribute) and isinstance(argument.value, ast.Name)):
+        return False
+    annotation = caller.annotations.get(argument.value.id)
+    class_info = classes.get(dotted_ast(annotation) or "") if annotation is not None else None
+    return class_info is not None and argument.attr in class_info.static_fields
+
+
+def _host_capture(argument: ast.expr, caller: FunctionInfo) -> bool:
+    """A name the traced caller reads from an enclosing function that nothing traces."""
+    if not isinstance(argument, ast.Name) or caller.parent is None:
+        return False
+    if argument.id in caller.local_names or argument.id in caller.params:
+        return False
+    owner = caller.parent.defining_function(argument.id)
+    return owner is not None and owner.trace is None
+
+
+def _constant_argument(
+    argument: ast.expr, caller: FunctionInfo, classes: Mapping[str, ClassInfo]
+) -> bool:
+    return (
+        _literal(argument) is not _UNREADABLE
+        or _host_capture(argument, caller)
+        or _static_field_of_argument(argument, caller, classes)
+    )
+
+
+def _constant_params(
+    call: ast.Call, callee: FunctionInfo, caller: FunctionInfo, classes: Mapping[str, ClassInfo]
+) -> set[str]:
+    """Parameters of `callee` this call site passes as constants: literals, values the traced
+    caller captured from an enclosing function that is not traced (host values: never
+    tracers), or defaults left alone."""
     constant: set[str] = set()
     positional = callee.positional[1:] if callee.is_method else callee.positional
     passed: set[str] = set()
@@ -1034,12 +1114,12 @@ def _constant_params(call: ast.Call, callee: FunctionInfo) -> set[str]:
         return constant
     for name, argument in zip(positional, call.args, strict=False):
         passed.add(name)
-        if _literal(argument) is not _UNREADABLE:
+        if _constant_argument(argument, caller, classes):
             constant.add(name)
     for keyword in call.keywords:
         if keyword.arg:
             passed.add(keyword.arg)
-            if _literal(keyword.value) is not _UNREADABLE:
+            if _constant_argument(keyword.value, caller, classes):
                 constant.add(keyword.arg)
     constant |= set(callee.with_defaults) - passed
     return constant

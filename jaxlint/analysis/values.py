@@ -15,12 +15,20 @@ import libcst as cst
 
 from jaxlint.analysis.docstrings import documented_kind
 from jaxlint.analysis.jax_api import (
+    ARRAY_ANNOTATIONS,
+    ARRAY_ATTRIBUTES,
+    ARRAY_EVIDENCE_ATTRIBUTES,
+    ARRAY_METHODS,
+    CONTAINER_ANNOTATIONS,
+    SEQUENCE_CONSTRUCTORS,
     SHAPE_PROJECTIONS,
+    STATIC_ANNOTATIONS,
+    STATIC_ATTRIBUTES,
     STATIC_PROJECTIONS,
     STRUCTURED_RESULTS,
     is_array_api,
 )
-from jaxlint.analysis.names import dotted_cst
+from jaxlint.analysis.names import dotted_cst, target_names
 from jaxlint.analysis.scope import FunctionInfo
 
 
@@ -39,114 +47,6 @@ class Kind(IntEnum):
         return self >= Kind.TRACED
 
 
-ARRAY_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "at", "flat"})
-STATIC_ATTRIBUTES = frozenset(
-    {"ndim", "dtype", "weak_type", "sharding", "aval", "nbytes", "itemsize"}
-)
-ARRAY_METHODS = frozenset(
-    {
-        "reshape",
-        "astype",
-        "sum",
-        "mean",
-        "max",
-        "min",
-        "prod",
-        "std",
-        "var",
-        "squeeze",
-        "ravel",
-        "flatten",
-        "transpose",
-        "dot",
-        "clip",
-        "conj",
-        "argmax",
-        "argmin",
-        "cumsum",
-        "cumprod",
-        "swapaxes",
-        "round",
-        "all",
-        "any",
-        "take",
-        "sort",
-        "argsort",
-        "block_until_ready",
-        "at",
-        "set",
-        "add",
-        "multiply",
-        "divide",
-        "get",
-        "apply",
-        "view",
-        "repeat",
-        "diagonal",
-        "nonzero",
-        "ptp",
-        "trace",
-        "conjugate",
-        "copy",
-    }
-)
-ARRAY_EVIDENCE_ATTRIBUTES = (
-    ARRAY_ATTRIBUTES | STATIC_ATTRIBUTES | {"shape", "size"} | ARRAY_METHODS
-) - {"copy", "get", "set", "add", "apply", "view"}
-CONTAINER_ANNOTATIONS = frozenset(
-    {
-        "list",
-        "List",
-        "tuple",
-        "Tuple",
-        "dict",
-        "Dict",
-        "Sequence",
-        "Mapping",
-        "Iterable",
-        "MutableMapping",
-        "MutableSequence",
-        "PyTree",
-        "Params",
-        "FrozenDict",
-        "NamedTuple",
-    }
-)
-ARRAY_ANNOTATIONS = frozenset(
-    {
-        "Array",
-        "ndarray",
-        "ArrayLike",
-        "Float",
-        "Int",
-        "Bool",
-        "Shaped",
-        "Num",
-        "Real",
-        "Complex",
-        "Integer",
-        "UInt",
-        "Key",
-        "PRNGKeyArray",
-        "Inexact",
-        "Tracer",
-        "float",
-        "int",
-        "complex",
-    }
-)
-STATIC_ANNOTATIONS = frozenset({"str", "bool", "Callable", "type", "Enum", "Literal"})
-SEQUENCE_CONSTRUCTORS = (
-    "jax.numpy.array",
-    "jax.numpy.asarray",
-    "jax.numpy.stack",
-    "jax.numpy.concatenate",
-    "jax.numpy.hstack",
-    "jax.numpy.vstack",
-    "jax.numpy.dstack",
-    "jax.numpy.column_stack",
-    "jax.numpy.block",
-)
 EVIDENCE_OPERATORS = (
     cst.Multiply,
     cst.Divide,
@@ -378,7 +278,7 @@ class FunctionValues:
             if kind == Kind.TRACED and self._is_lax_carry(value):
                 # `i, x = state` in a lax loop body: the carry's leaves are arrays
                 return any(
-                    [self._bind(name, self._leaf_kind(name)) for name in _flat_names(target)]
+                    [self._bind(name, self._leaf_kind(name)) for name in target_names(target)]
                 )
             element = {
                 Kind.SHAPE_TUPLE: Kind.SHAPE,
@@ -699,22 +599,12 @@ def _name_values(target: cst.CSTNode, value: cst.CSTNode) -> list[tuple[str, cst
             for t, v in zip(target.elements, value.elements, strict=True)
             for pair in _name_values(t.value, v.value)
         ]
-    return [(name.value, value) for name in _flat_names(target)]
+    return [(name.value, value) for name in target_names(target)]
 
 
 def _is_slice(node: cst.Subscript) -> bool:
     """`z[a:b]`: a slice of a sequence, the same kind of value as `z` (unlike `z[i]`)."""
     return len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice)
-
-
-def _flat_names(target: cst.CSTNode) -> list[cst.Name]:
-    if isinstance(target, cst.Name):
-        return [target]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _flat_names(e.value)]
-    if isinstance(target, cst.StarredElement):
-        return _flat_names(target.value)
-    return []
 
 
 def _names_container_type(call: cst.Call) -> bool:

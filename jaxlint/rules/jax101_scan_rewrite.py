@@ -18,6 +18,7 @@ from typing import Literal
 import libcst as cst
 
 from jaxlint.analysis.jax_api import ELEMENTWISE
+from jaxlint.analysis.names import target_names
 from jaxlint.analysis.values import Kind
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal, Replacement
 from jaxlint.engine.rule import UnitContext
@@ -125,7 +126,7 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
     if isinstance(after_uses, Refusal):
         return after_uses
 
-    loop_variables = _target_names(loop.target)
+    loop_variables = _bound_by(loop.target)
     if loop_variables & flow.loaded_after:
         return Refusal("the loop variable is read after the loop")
     carries = _carries(statements, flow, set(lists) | loop_variables)
@@ -519,12 +520,12 @@ class _Flow(cst.CSTVisitor):
         if node is self.loop:
             self.state = "inside"
         elif self.state == "before":
-            self.bound_before |= _target_names(node.target)
+            self.bound_before |= _bound_by(node.target)
         elif self.state == "after":
             # Its body reads its own target, but the loop may run zero times: after it, the
             # names hold what they held before.
             self._after_reads(node.iter)
-            shadowed = _target_names(node.target) - self._seen_after
+            shadowed = _bound_by(node.target) - self._seen_after
             self._seen_after |= shadowed
             self._shadowed.append((node, shadowed))
 
@@ -541,7 +542,7 @@ class _Flow(cst.CSTVisitor):
         if self.state == "after" and id(node) in self._unconditional:
             self._after_reads(node.value)
             for target in node.targets:
-                self._seen_after |= _target_names(target.target)
+                self._seen_after |= _bound_by(target.target)
 
     def leave_For(self, original_node: cst.For) -> None:
         if original_node is self.loop:
@@ -560,35 +561,21 @@ class _Flow(cst.CSTVisitor):
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         if self.state == "before":
-            self.bound_before |= _target_names(node.target)
+            self.bound_before |= _bound_by(node.target)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if self.state == "before":
-            self.bound_before |= _target_names(node.target)
+            self.bound_before |= _bound_by(node.target)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if self.state == "before" and node.value is not None:
-            self.bound_before |= _target_names(node.target)
+            self.bound_before |= _bound_by(node.target)
 
     def body_loads_except_appends(
         self, appends: dict[str, tuple[cst.CSTNode, cst.BaseExpression]]
     ) -> set[str]:
         receivers = {id(statement.body[0].value.func.value) for statement, _ in appends.values()}  # type: ignore[attr-defined]
         return {n.value for n in self.body_loads if id(n) not in receivers}
-
-
-def _target_names(target: cst.CSTNode) -> set[str]:
-    names: set[str] = set()
-    stack = [target]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Name):
-            names.add(node.value)
-        elif isinstance(node, (cst.Tuple, cst.List)):
-            stack.extend(e.value for e in node.elements)
-        elif isinstance(node, cst.StarredElement):
-            stack.append(node.value)
-    return names
 
 
 def _appends(
@@ -774,13 +761,13 @@ class _StoreFinder(cst.CSTVisitor):
         self.names: set[str] = set()
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self.names |= _target_names(node.target)
+        self.names |= _bound_by(node.target)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self.names |= _target_names(node.target)
+        self.names |= _bound_by(node.target)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self.names |= _target_names(node.target)
+        self.names |= _bound_by(node.target)
 
 
 def _loads_before_stores(statement: cst.BaseStatement) -> set[str]:
@@ -791,7 +778,7 @@ def _loads_before_stores(statement: cst.BaseStatement) -> set[str]:
         for small in statement.body:
             if isinstance(small, cst.Assign):
                 for target in small.targets:
-                    plain_targets |= _target_names(target.target)
+                    plain_targets |= _bound_by(target.target)
                 names_read = names_in(small.value)
                 names = (names - plain_targets) | names_read
     return names
@@ -1165,15 +1152,15 @@ class _UpdateFinder(cst.CSTVisitor):
         self.found: list[cst.CSTNode] = []
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if any(self.name in _target_names(t.target) for t in node.targets):
+        if any(self.name in _bound_by(t.target) for t in node.targets):
             self.found.append(node)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if self.name in _target_names(node.target):
+        if self.name in _bound_by(node.target):
             self.found.append(node)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if self.name in _target_names(node.target):
+        if self.name in _bound_by(node.target):
             self.found.append(node)
 
 
@@ -1242,5 +1229,9 @@ def _element_names(shape: _Loop) -> set[str]:
     if shape.index is not None:
         names.add(shape.index)
     if shape.element_target is not None:
-        names |= _target_names(shape.element_target)
+        names |= _bound_by(shape.element_target)
     return names
+
+
+def _bound_by(target: cst.CSTNode) -> set[str]:
+    return {name.value for name in target_names(target)}

@@ -142,10 +142,12 @@ class PrintInTraced(Rule):
                 return False  # `.shape` / `.dtype` / `.ndim` of anything (`tc[0].shape`): static
             if context.holds_traced(expression):
                 return True
+            if isinstance(expression, cst.Name):
+                bound = self._bound(expression.value, seen)
+                if bound:  # a local list is what was put into it (`shape += [n, m // k]`)
+                    return any(self._mentions(v, seen) for v in bound)
             if context.kind(expression) == Kind.CONTAINER and not isinstance(expression, DISPLAYS):
                 return True  # a list or tuple that may hold arrays
-            if isinstance(expression, cst.Name):
-                return any(self._mentions(v, seen) for v in self._bound(expression.value, seen))
             if isinstance(expression, cst.Attribute):
                 return self._mentions(expression.value, seen)
             if isinstance(expression, cst.Call) and context.resolve(expression.func) in SHAPE_CALLS:

@@ -28,6 +28,8 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
+from jaxlint.analysis.names import ast_target_names
+
 # Decorators that only stage the function (compile it) without changing what it computes: the
 # original is run without them. Mapping transforms (vmap, pmap, grad…) change the function itself;
 # the rewritten function keeps them, so the original must keep them too to be comparable.
@@ -559,7 +561,7 @@ def _bound_names(stmt: ast.stmt) -> Iterator[str]:
         yield stmt.name
     elif isinstance(stmt, ast.Assign):
         for target in stmt.targets:
-            yield from _target_names(target)
+            yield from ast_target_names(target)
     elif (
         isinstance(stmt, (ast.AnnAssign, ast.AugAssign))
         and isinstance(stmt.target, ast.Name)
@@ -577,16 +579,6 @@ def _bound_names(stmt: ast.stmt) -> Iterator[str]:
         inner = stmt.body + stmt.orelse + stmt.finalbody
         for statement in inner + [s for h in stmt.handlers for s in h.body]:
             yield from _bound_names(statement)
-
-
-def _target_names(target: ast.expr) -> Iterator[str]:
-    if isinstance(target, ast.Name):
-        yield target.id
-    elif isinstance(target, (ast.Tuple, ast.List)):
-        for element in target.elts:
-            yield from _target_names(element)
-    elif isinstance(target, ast.Starred):
-        yield from _target_names(target.value)
 
 
 def _binds(statements: list[ast.stmt], wanted: set[str]) -> bool:

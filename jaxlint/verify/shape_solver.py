@@ -36,6 +36,7 @@ from typing import Any
 
 import jax
 
+from jaxlint.analysis.jax_api import BROADCASTING_NAMES, REDUCTION_NAMES, SHAPE_PRESERVING_NAMES
 from jaxlint.verify.inputs import ARRAY_LADDER, CALL_LADDER, INT, ArgKind, Binding, Param
 from jaxlint.verify.namespace import last_name
 
@@ -46,114 +47,6 @@ _PASSES = 8
 # Sizes for the dim classes, in order of first appearance: distinct, none 1; the ladder's named
 # dims first (n = 7, d = 3, k = 4), so `X: float32[7,3], w: float32[3]` reads the same.
 SIZES = (7, 3, 4, 5, 6, 2, 8, 9, 10, 11)
-
-_ELEMENTWISE = frozenset(
-    [
-        "tanh",
-        "exp",
-        "log",
-        "log1p",
-        "expm1",
-        "sin",
-        "cos",
-        "tan",
-        "sqrt",
-        "rsqrt",
-        "abs",
-        "square",
-        "negative",
-        "sign",
-        "relu",
-        "relu6",
-        "sigmoid",
-        "softplus",
-        "gelu",
-        "silu",
-        "swish",
-        "elu",
-        "leaky_relu",
-        "selu",
-        "celu",
-        "log_sigmoid",
-        "softmax",
-        "log_softmax",
-        "standardize",
-        "normalize",
-        "logistic",
-        "erf",
-        "floor",
-        "ceil",
-        "round",
-        "clip",
-        "nan_to_num",
-        "real",
-        "imag",
-        "conj",
-        "stop_gradient",
-        "asarray",
-        "array",
-        "float32",
-        "reciprocal",
-        "exp2",
-        "log2",
-        "log10",
-        "cosh",
-        "sinh",
-        "arctan",
-        "arcsin",
-        "arccos",
-        "sinc",
-        "isnan",
-        "isfinite",
-        "logical_not",
-        "cumsum",
-        "cumprod",
-    ]
-)
-_BROADCASTING = frozenset(
-    [
-        "add",
-        "subtract",
-        "multiply",
-        "divide",
-        "true_divide",
-        "power",
-        "maximum",
-        "minimum",
-        "where",
-        "pow",
-        "arctan2",
-        "logaddexp",
-        "hypot",
-        "greater",
-        "less",
-        "equal",
-        "not_equal",
-        "greater_equal",
-        "less_equal",
-        "logical_and",
-        "logical_or",
-        "fmax",
-        "fmin",
-    ]
-)
-_REDUCTIONS = frozenset(
-    [
-        "sum",
-        "mean",
-        "max",
-        "min",
-        "prod",
-        "var",
-        "std",
-        "logsumexp",
-        "norm",
-        "all",
-        "any",
-        "argmax",
-        "argmin",
-    ]
-)
 
 
 class _Dim:
@@ -421,14 +314,14 @@ class _Interpreter:
             return self.einsum(str(args[0].value), [self.expr(a) for a in args[1:]])
         if name in ("dot", "matmul") and len(args) == 2:
             return self.matmul(self.expr(args[0]), self.expr(args[1]), args[0], args[1])
-        if name in _ELEMENTWISE and args:
+        if name in SHAPE_PRESERVING_NAMES and args:
             value = self.expr(args[0])
             for other in args[1:]:
                 self.expr(other)
             if value.param is not None:
                 self.evidence.used.add(value.param)
             return _Val(value.shape)
-        if name in _BROADCASTING and args:
+        if name in BROADCASTING_NAMES and args:
             value = _Val(None)
             for a in args:
                 value = self.broadcast(value, self.expr(a))
@@ -455,7 +348,7 @@ class _Interpreter:
                     self.unify(rhs.shape[0], value.shape[-1])
                 return _Val(rhs.shape)
             return _Val(value.shape if name in ("inv", "cholesky") else None)
-        if name in _REDUCTIONS and args:
+        if name in REDUCTION_NAMES and args:
             return self.reduce(self.expr(args[0]), keywords, args[1:])
         if name == "len" and len(args) == 1:
             self.evidence.at_least(self.expr(args[0]), 1)
@@ -477,7 +370,7 @@ class _Interpreter:
     def method(self, name: str, value: _Val, args: list[ast.expr], keywords: dict) -> _Val:
         if value.param is not None:
             self.evidence.used.add(value.param)
-        if name in _REDUCTIONS:
+        if name in REDUCTION_NAMES:
             return self.reduce(value, keywords, args)
         if name in ("astype", "copy", "clip", "conj", "round"):
             return _Val(value.shape)
