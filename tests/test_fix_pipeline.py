@@ -190,7 +190,7 @@ def test_refused_loop_keeps_the_diagnostic_with_the_reason():
             return total
         """
     )
-    (diagnostic,) = lint_source(source, "b.py", Config()).diagnostics
+    (diagnostic,) = lint_source(source, "b.py", Config(select=("JAX101",))).diagnostics
     assert diagnostic.fix.kind == "suggestion"
     assert "`break`" in diagnostic.fix.note
 

@@ -118,6 +118,33 @@ SLICING_TRANSFORMS = frozenset(
     }
 )
 
+# Transforms that stage the function into a jaxpr: every JAX operation in it is traced (even on
+# constants), its arguments are tracers, and Python needs concrete values it does not get.
+# vmap and grad alone are not here: they run the Python on concrete values where nothing is
+# batched or differentiated.
+STAGING_TRANSFORMS = frozenset(
+    {
+        "jax.checkpoint",
+        "jax.eval_shape",
+        "jax.make_jaxpr",
+        "jax.shard_map",
+        "equinox.filter_checkpoint",
+        "flax.nnx.remat",
+        "flax.nnx.scan",
+        "jax.lax.scan",
+        "jax.lax.map",
+        "jax.lax.associative_scan",
+        "jax.lax.fori_loop",
+        "jax.lax.while_loop",
+        "jax.lax.cond",
+        "jax.lax.switch",
+        "jax.lax.custom_root",
+    }
+)
+# jit-likes that stage the function, with every non-static argument a tracer (filter_jit
+# keeps Python scalars static, so its arguments are not known tracers).
+TRACING_JITS = frozenset({"jax.jit", "jax.pmap", "flax.nnx.jit", "flax.nnx.pmap"})
+
 # Pass-through wrappers, not transforms: called eagerly (or under an eager `jax.grad`) the wrapped
 # function and its rules run in Python on concrete arrays; they are traced only where the wrapped
 # function is called from traced code.

@@ -12,6 +12,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from jaxlint.analysis.jax_api import TraceKind
 from jaxlint.analysis.names import dotted_cst
 from jaxlint.analysis.scope import FunctionInfo, ModuleIndex
+from jaxlint.analysis.tracers import Tracers
 from jaxlint.analysis.values import FunctionValues, Kind
 from jaxlint.diagnostics import Span
 
@@ -25,6 +26,8 @@ class Frame:
     parent: Frame | None
     resolve: Callable[[cst.BaseExpression], str | None]  # names as seen from this function
     _values: FunctionValues | None = None
+    _tracers: Tracers | None = None
+    _mode_branches: set[int] | None = None
 
     @property
     def values(self) -> FunctionValues:
@@ -42,6 +45,21 @@ class Frame:
     @property
     def traced(self) -> bool:
         return self.info.trace is not None
+
+    @property
+    def mode_branches(self) -> set[int]:
+        """Ids of the nodes under an `if x is None` / `is not None` (either branch)."""
+        if self._mode_branches is None:
+            finder = _ModeBranches()
+            self.node.visit(finder)
+            self._mode_branches = finder.inside
+        return self._mode_branches
+
+    @property
+    def tracers(self) -> Tracers:
+        if self._tracers is None:
+            self._tracers = Tracers(self.values)
+        return self._tracers
 
 
 class Query:
@@ -144,6 +162,31 @@ class Query:
             )
         return self.kind(expression).traced
 
+    @property
+    def staged(self) -> bool:
+        """True inside a function JAX stages into a jaxpr (jit, lax bodies, checkpoint, or one
+        they call): there Python cannot branch on, or concretize, traced values."""
+        return self.frame is not None and self.frame.info.staged
+
+    def in_mode_branch(self, node: cst.CSTNode) -> bool:
+        """Under an `if x is None:` (either branch): one mode of a function JAX may stage in
+        the other mode only (jax-md's `neighbor_fn` allocates eagerly when `neighbors is None`
+        and updates under jit), which a reading of the code alone cannot tell apart."""
+        frame = self.frame
+        while frame is not None:
+            if id(node) in frame.mode_branches:
+                return True
+            frame = frame.parent
+        return False
+
+    def certainly_traced(self, expression: cst.BaseExpression) -> bool:
+        """Is this value a tracer whenever the code runs staged (jaxlint.analysis.tracers)?"""
+        return self.frame is not None and self.frame.tracers.certain(expression)
+
+    def python_sequence(self, expression: cst.BaseExpression) -> bool:
+        """A Python list or tuple built here (see FunctionValues.python_sequence)."""
+        return self.frame is not None and self.frame.values.python_sequence(expression)
+
     def unproven_array(self, expression: cst.BaseExpression) -> bool:
         """Taken for an array without evidence (see FunctionValues.unproven_array)."""
         return self.frame is not None and self.frame.values.unproven_array(expression)
@@ -168,3 +211,37 @@ class Query:
             end.line + self.line_offset,
             end.column + 1,
         )
+
+
+class _ModeBranches(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.inside: set[int] = set()
+
+    def visit_If(self, node: cst.If) -> None:
+        if _tests_none(node.test):
+            for branch in (node.body, node.orelse):
+                if branch is not None:
+                    branch.visit(_Collect(self.inside))
+
+
+class _Collect(cst.CSTVisitor):
+    def __init__(self, into: set[int]) -> None:
+        super().__init__()
+        self.into = into
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.into.add(id(node))
+        return True
+
+
+def _tests_none(test: cst.BaseExpression) -> bool:
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test = test.expression
+    return (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
+        and isinstance(test.comparisons[0].comparator, cst.Name)
+        and test.comparisons[0].comparator.value == "None"
+    )

@@ -25,7 +25,9 @@ from jaxlint.analysis.jax_api import (
     PYTREE_REGISTRATION_CALLS,
     REFERENCE_SEMANTICS_APIS,
     SLICING_TRANSFORMS,
+    STAGING_TRANSFORMS,
     STRUCTURED_RESULTS,
+    TRACING_JITS,
     TRANSFORMS,
     TraceKind,
     TraceReason,
@@ -116,6 +118,11 @@ class FunctionInfo:
     custom_derivative: bool = False
     reference_semantics: bool = False
     slicing: bool = False  # traced by a transform of SLICING_TRANSFORMS (vmap, scan…)
+    # staged into a jaxpr (jit, lax bodies, checkpoint, or called from such a function):
+    # every JAX operation is traced there
+    staged: bool = False
+    staged_body: bool = False  # passed to a STAGING_TRANSFORM: every parameter is a tracer
+    partial_bound: set[str] = field(default_factory=set)  # bound by some `partial(f, ...)`
     callers: list[FunctionInfo] = field(default_factory=list)
     constant_params: set[str] | None = None  # params every visible call site passes a literal
     param_hints: dict[str, set[str]] = field(default_factory=dict)  # "array" / "container"
@@ -170,6 +177,19 @@ class FunctionInfo:
         if self.is_method and (self.class_info is None or not is_pytree_class(self.class_info)):
             static.add(self.positional[0])  # a non-pytree `self` cannot be traced at all
         return frozenset(static)
+
+    @property
+    def tracer_params(self) -> frozenset[str]:
+        """Parameters that are tracers whenever JAX stages this function: those without a
+        default of a lax body or checkpointed function, or of a jit (less its static ones). A
+        default left alone, or bound by `partial(f, k=...)`, is a Python value."""
+        plain = set(self.params) - set(self.with_defaults) - {self.vararg, self.kwarg}
+        plain -= self.partial_bound
+        if self.staged_body:
+            return frozenset(plain)
+        if any(root.api in TRACING_JITS for root in self.roots):
+            return frozenset(plain - self.static_params)
+        return frozenset()
 
     def encloses_local(self, name: str) -> bool:
         """Is `name` a local of a function enclosing this one (a closure variable)?"""
@@ -783,6 +803,10 @@ class _IndexBuilder:
             info.reference_semantics = True
         if reason.api in SLICING_TRANSFORMS:
             info.slicing = True
+        if reason.api in STAGING_TRANSFORMS or reason.api in JIT_APIS:
+            info.staged = True
+        if reason.api in STAGING_TRANSFORMS:
+            info.staged_body = True
 
     def find_roots(self) -> None:
         for info in self.functions:
@@ -807,6 +831,11 @@ class _IndexBuilder:
                 self._mark(info, kind, TraceReason("decorated", api))
 
         for scope, call in self.calls:
+            if self._resolve(dotted_ast(call.func), scope) == "functools.partial" and call.args:
+                for target, bound, _ in self._targets(call.args[0], scope):
+                    positional = target.positional[1:] if bound else target.positional
+                    target.partial_bound |= set(positional[: len(call.args) - 1])
+                    target.partial_bound |= {k.arg for k in call.keywords if k.arg}
             owner_name = _custom_rule_owner(call.func)
             if owner_name is not None:  # `f.defvjp(fwd, bwd)`: the rules are traced where `f` is
                 for owner in self._lookup_function(owner_name, scope):
@@ -962,13 +991,14 @@ class _IndexBuilder:
                     literal_args.setdefault(id(callee.node), []).append(
                         _constant_params(call, callee, caller, self.classes)
                     )
-                before = callee.trace
+                before = (callee.trace, callee.staged)
+                callee.staged |= caller.staged
                 if caller not in callee.callers:
                     callee.callers.append(caller)
                 reason = TraceReason("called", caller=caller.describe())
                 self._mark(callee, caller.trace or TraceKind.CONCRETE, reason)
                 callee.reference_semantics |= caller.reference_semantics
-                if callee.trace != before:
+                if (callee.trace, callee.staged) != before:
                     work.append(callee)
         for info in self.functions:
             sites = literal_args.get(id(info.node))

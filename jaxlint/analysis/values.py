@@ -96,44 +96,63 @@ class FunctionValues:
         return _Evaluator(self).kind(expression)
 
     def name_kind_at(self, name: str, loop: cst.CSTNode) -> Kind:
-        """The kind of `name` when `loop` starts: bindings before it, or in a loop around it.
-
-        A name rebound after the loop (`feats = jnp.stack(out)` after `for v in feats`) does
-        not count, nor one overwritten before it on every path (`starts = jnp.arange(n)` then
-        `starts = [...]` in the same block); without a binding that reaches the loop, the
-        flow-insensitive kind is used.
-        """
-        start = self._order_of.get(id(loop))
-        if start is None:
+        """The kind of `name` when `loop` starts (see `reaching_bindings`); without a binding
+        that reaches the loop, the flow-insensitive kind."""
+        reaching = self.reaching_bindings(name, loop)
+        if not reaching:
             return self.name_kind(name)
-        around = [(s, e) for s, e in self._loop_spans if s <= start <= e]
-        loop_block = self._block_of.get(id(loop), ())
-        reaching = []
-        for binding in self._bindings:
-            target = binding[1]
-            if not (isinstance(target, cst.Name) and target.value == name):
-                continue
-            order = self._order_of.get(id(target), 0)
-            if order < start:
-                block = self._block_of.get(id(target), ())
-                # in the loop's block or one around it, and not a `for` target (maybe unbound)
-                dominates = binding[0] != "for" and loop_block[: len(block)] == block
-                reaching.append((order, binding, dominates))
-            elif any(s <= order <= e for s, e in around):  # rebound later in a loop around it
-                reaching.append((order, binding, False))
-        last_dominating = max((o for o, _, d in reaching if d), default=-1)
         evaluator = _Evaluator(self)
         kinds = []
-        for order, (binding_kind, _, value), _ in reaching:
-            if order >= last_dominating:
-                if binding_kind == "for":
-                    element = evaluator.element(value)  # type: ignore[arg-type]
-                    kinds.append(max(element) if isinstance(element, list) else element)
-                elif binding_kind == "aug":
-                    kinds.append(self.name_kind(name))
-                else:
-                    kinds.append(evaluator.kind(value))  # type: ignore[arg-type]
-        return max(kinds) if kinds else self.name_kind(name)
+        for binding_kind, value in reaching:
+            if binding_kind == "unpack":
+                kinds.append(self.name_kind(name))  # unpacking: the environment knows best
+            elif binding_kind == "for":
+                element = evaluator.element(value)  # type: ignore[arg-type]
+                kinds.append(max(element) if isinstance(element, list) else element)
+            elif binding_kind == "aug":
+                kinds.append(self.name_kind(name))
+            else:
+                kinds.append(evaluator.kind(value))  # type: ignore[arg-type]
+        return max(kinds)
+
+    def reaching_bindings(self, name: str, at: cst.CSTNode) -> list[tuple[str, cst.CSTNode]]:
+        """The bindings of `name` that may reach `at` (a loop, or a Name being read): those
+        before it, less the ones a later binding overwrites on every path (`starts =
+        jnp.arange(n)` then `starts = [...]` in the same block), plus rebindings in a loop
+        around it. All bindings when the position of `at` is unknown. An assignment that
+        unpacks a value into several names (`i, x = state`) is of kind "unpack"."""
+        return self._reaching(name, at)[0]
+
+    def parameter_reaches(self, name: str, at: cst.CSTNode) -> bool:
+        """Can the value `name` had on entry still be what `at` reads (no binding before it
+        overwrites it on every path)?"""
+        return not self._reaching(name, at)[1]
+
+    def _reaching(self, name: str, at: cst.CSTNode) -> tuple[list[tuple[str, cst.CSTNode]], bool]:
+        start = self._order_of.get(id(at))
+        if start is None:
+            return self.bindings_of(name), False
+        around = [(s, e) for s, e in self._loop_spans if s <= start <= e]
+        at_block = self._block_of.get(id(at), ())
+        reaching = []
+        for kind, target, value in self._bindings:
+            for bound, part in _name_values(target, value):
+                if bound != name:
+                    continue
+                order = self._order_of.get(id(target), 0)
+                binding = kind
+                if kind == "assign" and part is value and not isinstance(target, cst.Name):
+                    binding = "unpack"
+                if order < start:
+                    block = self._block_of.get(id(target), ())
+                    # in the block of `at` or one around it, and not a `for` target (maybe unbound)
+                    dominates = kind != "for" and at_block[: len(block)] == block
+                    reaching.append((order, binding, part, dominates))
+                elif any(s <= order <= e for s, e in around):  # rebound later in a loop around
+                    reaching.append((order, binding, part, False))
+        last_dominating = max((o for o, _, _, d in reaching if d), default=-1)
+        found = [(kind, part) for order, kind, part, _ in reaching if order >= last_dominating]
+        return found, last_dominating >= 0
 
     def name_kind(self, name: str) -> Kind:
         if name in self.env:
@@ -143,6 +162,29 @@ class FunctionValues:
         if self.parent is not None:
             return self.parent.name_kind(name)
         return Kind.STATIC
+
+    def bindings_of(self, name: str) -> list[tuple[str, cst.CSTNode]]:
+        """(binding kind, the value `name` gets) for each binding of `name` in this function:
+        "assign" / "for" (the iterable) / "aug" (the AugAssign); `a, b = x, y` pairs them."""
+        return [
+            (kind, part)
+            for kind, target, value in self._bindings
+            for bound, part in _name_values(target, value)
+            if bound == name
+        ]
+
+    def python_sequence(self, expression: cst.BaseExpression) -> bool:
+        """A list or tuple display, or a local bound only to displays and comprehensions of
+        them: a Python sequence, whatever it holds (indexing it needs a Python int)."""
+        displays = (cst.List, cst.Tuple, cst.ListComp)
+        if isinstance(expression, displays):
+            return True
+        if not isinstance(expression, cst.Name) or expression.value not in self.locals:
+            return False
+        bound = self.bindings_of(expression.value)
+        return bool(bound) and all(
+            kind == "assign" and isinstance(value, displays) for kind, value in bound
+        )
 
     def unproven_array(self, expression: cst.BaseExpression) -> bool:
         """Is this value an array only by assumption: a parameter (or a slice of one) with no
@@ -156,6 +198,10 @@ class FunctionValues:
         name = expression.value
         if name in self._unproven:
             return True
+        if name in self._carry_leaves and id(expression) in self._order_of:
+            # where only the unpacking of the carry reaches it (`m, v = carry`; `[.. for mi in m]`)
+            reaching = self.reaching_bindings(name, expression)
+            return bool(reaching) and all(kind == "unpack" for kind, _ in reaching)
         if name in self.locals or name in self.env or self.parent is None:
             return False
         return self.parent.unproven_array(expression)
@@ -339,6 +385,9 @@ class FunctionValues:
         return False
 
 
+_BINDING_NODES = (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.NamedExpr, cst.WithItem)
+
+
 class _EvidenceCollector(cst.CSTVisitor):
     """One pass over a function body: its bindings, and evidence of arrays vs containers.
 
@@ -358,6 +407,7 @@ class _EvidenceCollector(cst.CSTVisitor):
         # id(binding target or loop) → the statement blocks around it, outermost first
         self.block_of: dict[int, tuple[int, ...]] = {}
         self._blocks: list[int] = []
+        self._pending: list[cst.CSTNode] = []  # targets of the binding being visited
         self.loop_spans: list[tuple[int, int]] = []
         self._open_loops: list[int] = []
 
@@ -367,8 +417,8 @@ class _EvidenceCollector(cst.CSTVisitor):
             self.order_of[id(node)] = self.sequence
             self.block_of[id(node)] = tuple(self._blocks)
             self._open_loops.append(self.sequence)
-        elif isinstance(node, cst.CompFor) and self.depth == 0:
-            self.order_of[id(node)] = self.sequence
+        elif isinstance(node, (cst.CompFor, cst.Name)) and self.depth == 0:
+            self.order_of[id(node)] = self.sequence  # a Name: where it is read (or bound)
             self.block_of[id(node)] = tuple(self._blocks)
         if isinstance(node, cst.BaseSuite):
             self._blocks.append(id(node))
@@ -379,6 +429,10 @@ class _EvidenceCollector(cst.CSTVisitor):
             self.loop_spans.append((self._open_loops.pop(), self.sequence))
         if isinstance(original_node, cst.BaseSuite):
             self._blocks.pop()
+        if self._pending and isinstance(original_node, _BINDING_NODES):
+            for target in self._pending:
+                self.order_of[id(target)] = self.sequence
+            self._pending.clear()
         super().on_leave(original_node)
 
     def _evidence(self, name: str, container: bool) -> None:
@@ -446,6 +500,8 @@ class _EvidenceCollector(cst.CSTVisitor):
             self.bindings.append((kind, target, value))
             self.order_of[id(target)] = self.sequence
             self.block_of[id(target)] = tuple(self._blocks)
+            if kind != "for":  # an assignment binds after its value is read: stamp it on leave
+                self._pending.append(target)
 
     def visit_For(self, node: cst.For) -> None:
         self._bind("for", node.target, node.iter)

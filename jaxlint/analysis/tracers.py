@@ -1,0 +1,120 @@
+"""Values that are certainly tracers: the evidence rules need before claiming a JAX error.
+
+The value analysis (jaxlint.analysis.values) says what a value *may* be; rules that report an
+exception (TracerBoolConversionError, ConcretizationTypeError…) need more: that the value *is* a
+tracer whenever the code runs staged. That holds, inside a function JAX stages (jit, a lax
+body, checkpoint, or a function they call), for:
+
+- the result of an array constructor (under staging even `jnp.ones(3)` is a tracer) and of any
+  JAX operation given a value that may be traced;
+- a parameter that is a tracer on every staged entry (`FunctionInfo.tracer_params`);
+- arithmetic, comparisons, indexing and array methods of such values, and the elements of a
+  loop over one;
+- a name any of whose bindings is one of these (on that path the code raises).
+
+Everything else (helper parameters, attributes of pytrees, calls of user functions, values a
+`jnp` call concretized with `.item()`) is not claimed.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.analysis.jax_api import (
+    CONSTANT_CONSTRUCTORS,
+    SHAPE_PROJECTIONS,
+    STATIC_ATTRIBUTES,
+    STATIC_PROJECTIONS,
+    is_array_api,
+)
+from jaxlint.analysis.values import FunctionValues
+
+NOT_TRACERS = STATIC_ATTRIBUTES | {"shape", "size"}
+CONCRETE_METHODS = frozenset({"item", "tolist", "__index__", "__int__", "__float__"})
+# builtins whose result is a tracer when an argument is (the others raise or give Python values)
+PASSING_BUILTINS = frozenset({"builtins.abs", "builtins.pow", "builtins.round"})
+NO_TRACER_COMPARISONS = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
+
+
+class Tracers:
+    """Answers "is this certainly a tracer here?" for one function's values."""
+
+    def __init__(self, values: FunctionValues) -> None:
+        self.values = values
+        self._names: dict[str, bool] = {}
+
+    def certain(self, expression: cst.BaseExpression) -> bool:
+        if not self.values.info.staged:
+            return False
+        return self._of(expression)
+
+    def _of(self, node: cst.BaseExpression) -> bool:
+        if isinstance(node, cst.Name):
+            return self._name(node)
+        if isinstance(node, cst.Call):
+            return self._call(node)
+        if isinstance(node, cst.Attribute):
+            return node.attr.value in {"T", "mT", "real", "imag"} and self._of(node.value)
+        if isinstance(node, cst.Subscript):
+            return self._of(node.value)
+        if isinstance(node, cst.BinaryOperation):
+            return self._of(node.left) or self._of(node.right)
+        if isinstance(node, cst.UnaryOperation):
+            return self._of(node.expression)
+        if isinstance(node, cst.Comparison):
+            if any(isinstance(c.operator, NO_TRACER_COMPARISONS) for c in node.comparisons):
+                return False
+            return self._of(node.left) or any(self._of(c.comparator) for c in node.comparisons)
+        if isinstance(node, cst.BooleanOperation):
+            return self._of(node.left) or self._of(node.right)
+        if isinstance(node, cst.IfExp):
+            return self._of(node.body) or self._of(node.orelse)
+        return False
+
+    def _call(self, call: cst.Call) -> bool:
+        qualified = self.values.resolve(call.func)
+        if qualified is not None:
+            if qualified in STATIC_PROJECTIONS or qualified in SHAPE_PROJECTIONS:
+                return False
+            if is_array_api(qualified):
+                # staged, every op's result is a tracer, even a constructor's from constants;
+                # not claimed when every argument is a static Python value (`lax.psum(1, axis)`
+                # is the axis size, a Python int; `jnp.max(x.shape)` raises a TypeError)
+                return qualified in CONSTANT_CONSTRUCTORS or any(
+                    self._of(a.value) or self.values.kind(a.value).traced for a in call.args
+                )
+            if qualified in PASSING_BUILTINS:
+                return any(self._of(a.value) for a in call.args)
+            return False
+        func = call.func
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method in CONCRETE_METHODS or method in NOT_TRACERS:
+                return False
+            return self._of(func.value)  # `x.sum()`, `x.astype(...)` of a tracer
+        return False
+
+    def _name(self, node: cst.Name) -> bool:
+        key = id(node)
+        if key in self._names:
+            return self._names[key]
+        self._names[key] = False  # a cycle through this name proves nothing
+        values, name = self.values, node.value
+        if name in values.info.tracer_params or name in values.locals:
+            reaching = values.reaching_bindings(name, node)
+            found = any(self._binding(kind, value) for kind, value in reaching)
+            if name in values.info.tracer_params and values.parameter_reaches(name, node):
+                found = True
+        elif values.parent is not None:
+            found = Tracers(values.parent).certain(cst.Name(name))
+        else:
+            found = False
+        self._names[key] = found
+        return found
+
+    def _binding(self, kind: str, value: cst.CSTNode) -> bool:
+        if kind == "aug" and isinstance(value, cst.AugAssign):
+            return self._of(value.value) or self._of(value.target)
+        if isinstance(value, (cst.Tuple, cst.List)):
+            return False  # a display: its elements were paired with the targets already
+        return isinstance(value, cst.BaseExpression) and self._of(value)

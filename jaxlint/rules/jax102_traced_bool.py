@@ -1,0 +1,148 @@
+"""JAX102 traced-bool: Python needs True or False from a value that is a tracer."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.analysis.cst_text import code_of
+from jaxlint.analysis.unit_summary import UnitSummary
+from jaxlint.analysis.values import Kind
+from jaxlint.engine.rule import Rule, UnitContext
+
+ERROR = "TracerBoolConversionError"
+TRUTH_BUILTINS = frozenset(
+    {
+        "builtins.bool",
+        "builtins.min",
+        "builtins.max",
+        "builtins.any",
+        "builtins.all",
+        "builtins.sorted",
+    }
+)
+ADVICE = {
+    "if": "use jnp.where(cond, a, b) for values or lax.cond for computations",
+    "elif": "use jnp.where / jnp.select for values or lax.cond / lax.switch for computations",
+    "while": "use lax.while_loop(cond_fun, body_fun, init) with the loop state as its carry",
+    "assert": "check it outside the jit, or use checkify / jax.debug.callback",
+    "conditional expression": "use jnp.where(cond, a, b)",
+    "and": "use jnp.logical_and (or `&`) on boolean arrays",
+    "or": "use jnp.logical_or (or `|`) on boolean arrays",
+    "not": "use jnp.logical_not (or `~`) on boolean arrays",
+    "builtins.max": "use jnp.maximum(a, b) (or jnp.max over an array)",
+    "builtins.min": "use jnp.minimum(a, b) (or jnp.min over an array)",
+    "builtins.any": "use jnp.any",
+    "builtins.all": "use jnp.all",
+    "builtins.sorted": "use jnp.sort",
+    "builtins.bool": "keep it an array (`x != 0`) or make the argument static",
+}
+
+
+class TracedBool(Rule):
+    code = "JAX102"
+    name = "traced-bool"
+    severity = "error"
+    summary = "Python branch or bool on a traced value: TracerBoolConversionError under jit"
+
+    def __init__(self, context: UnitContext) -> None:
+        super().__init__(context)
+        self._covered: set[int] = set()  # bool operations inside a test already reported
+
+    @classmethod
+    def may_apply(cls, unit: UnitSummary) -> bool:
+        return any(f.staged for f in unit.functions) and bool(
+            unit.node_types & {"If", "While", "Assert", "IfExp", "BoolOp", "UnaryOp"}
+            or unit.called & TRUTH_BUILTINS
+        )
+
+    def visit_If(self, node: cst.If) -> None:
+        self._test(node.test, "if")
+
+    def visit_While(self, node: cst.While) -> None:
+        self._test(node.test, "while")
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        self._test(node.test, "assert")
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._test(node.test, "conditional expression")
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        if id(node) in self._covered or not self.context.staged:
+            return
+        # `a and b` as a value converts `a` only; `b` is returned as it is
+        if self._tracer(node.left, truth=True):
+            keyword = "and" if isinstance(node.operator, cst.And) else "or"
+            self._report(node, node.left, keyword)
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if id(node) in self._covered or not isinstance(node.operator, cst.Not):
+            return
+        if self.context.staged and self._tracer(node.expression, truth=True):
+            self._report(node, node.expression, "not")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.context.staged:
+            return
+        builtin = self.context.resolve(node.func)
+        if builtin not in TRUTH_BUILTINS or not node.args:
+            return
+        values = [a.value for a in node.args if a.keyword is None]
+        if builtin in ("builtins.min", "builtins.max") and len(values) >= 2:
+            traced = [v for v in values if self.context.certainly_traced(v)]
+        else:  # one argument: its truth value, or its elements compared or tested
+            traced = values[:1] if values and self.context.certainly_traced(values[0]) else []
+        if traced:
+            self._report(node, traced[0], builtin)
+
+    def _test(self, test: cst.BaseExpression, keyword: str) -> None:
+        if not self.context.staged:
+            return
+        culprit = self._culprit(test)
+        if culprit is None:
+            return
+        self._cover(test)
+        self._report(test, culprit, keyword)
+
+    def _culprit(self, test: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The part of a test whose truth value Python asks for and that is a tracer."""
+        if isinstance(test, cst.BooleanOperation):
+            return self._culprit(test.left) or self._culprit(test.right)
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            return self._culprit(test.expression)
+        return test if self._tracer(test, truth=True) else None
+
+    def _tracer(self, value: cst.BaseExpression, truth: bool) -> bool:
+        context = self.context
+        if not context.certainly_traced(value):
+            return False
+        if truth and isinstance(value, (cst.Name, cst.Attribute)):
+            # a bare parameter may be a tuple or dict of arrays, whose truth is its length
+            return context.kind(value) == Kind.ARRAY and not context.unproven_array(value)
+        return True
+
+    def _cover(self, test: cst.BaseExpression) -> None:
+        for node in _walk(test):
+            self._covered.add(id(node))
+
+    def _report(self, node: cst.CSTNode, culprit: cst.BaseExpression, where: str) -> None:
+        if self.context.in_mode_branch(node):
+            return
+        described = where.removeprefix("builtins.")
+        described = f"`{described}()`" if where.startswith("builtins.") else f"`{described}`"
+        if where == "conditional expression":
+            described = "a conditional expression"
+        function = self.context.function
+        self.report(
+            node,
+            f"{described} on `{code_of(culprit)}`, a traced value in "
+            f"{function.describe() if function else 'traced code'}: Python needs True or False "
+            f"while JAX traces, and raises {ERROR}; {ADVICE[where]}",
+        )
+
+
+def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
+    found = [node]
+    for child in node.children:
+        found += _walk(child)
+    return found
