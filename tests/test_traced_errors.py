@@ -18,6 +18,7 @@ jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 
 F = jnp.array([1.0, -2.0, 3.0])
+np_array = pytest.importorskip("numpy").asarray
 M = jnp.ones((4, 3))
 
 # function → its arguments (positional, keyword); flagged ones must raise, ok ones must run
@@ -43,6 +44,44 @@ CALLS = {
         "pad_pair": ((F, F[:2]), {}),
         "apply_layers": (([jnp.eye(3)], F), {}),
     },
+    "jax104_numpy_ports.py": {
+        "gelu": ((F,), {}),
+        "normalize": ((F,), {}),
+        "clip_gradients": ((F, 1.0), {}),
+        "log_likelihood": ((F, 0.0, 2.0), {}),
+        "pairwise": ((M, M), {}),
+        "merge": ((F, F), {}),
+        "smooth": ((jnp.abs(F),), {}),
+        "to_host": ((F,), {}),
+        "softplus": ((F,), {}),
+        "total": ((F,), {}),
+        "gaussian_kernel": ((F, 1.0), {}),
+        "preprocess": ((np_array(F),), {}),
+        "cast": ((F,), {}),
+        "jnp_version": ((F,), {}),
+        "shapes": ((M,), {}),
+        "flipped": ((M,), {}),
+        "rotate": ((F,), {}),
+    },
+    "jax105_masks.py": {
+        "nansum": ((F,), {}),
+        "positive_mean": ((F,), {}),
+        "zero_out_outliers": ((F, 2.0), {}),
+        "active_indices": ((F > 0,), {}),
+        "labels_seen": ((jnp.array([1, 2, 1]),), {}),
+        "hit_positions": ((F, 0.0), {}),
+        "histogram": ((jnp.array([1, 2, 1]),), {}),
+        "valid_total": ((M,), {}),
+        "expand_counts": ((F, jnp.array([1, 2, 1])), {}),
+        "nansum_where": ((F,), {}),
+        "first_active": ((F > 0,), {}),
+        "class_counts": ((jnp.array([1, 2, 1]),), {}),
+        "pick_rows": ((M, 1), {}),
+        "even_rows": ((M,), {}),
+        "host_filter": ((F,), {}),
+        "repeat_each": ((F,), {}),
+        "masked_update": ((F, 2.0), {}),
+    },
     "jax103_shapes_and_indices.py": {
         "pad_to": ((F, 2), {}),
         "first_n": ((F, 2), {}),
@@ -65,12 +104,23 @@ CALLS = {
         "ring": ((jnp.ones((1, 2)),), {}),
     },
 }
+# entry point → the function it stages (where the diagnostic is)
+CALLERS = {
+    "smooth": "ema_step",
+    "valid_total": "keep_valid",
+    "best_losses": "early_stopping_step",
+    "simulate": "damped_update",
+    "running_max": "running_max_step",
+    "ring": "ring_pairs",
+}
 # What a flagged line's diagnostic names → the exception class JAX raises.
 ERRORS = {
     "TracerBoolConversionError": jax.errors.TracerBoolConversionError,
     "ConcretizationTypeError": jax.errors.ConcretizationTypeError,
     "TracerIntegerConversionError": jax.errors.TracerIntegerConversionError,
     "TypeError": TypeError,
+    "TracerArrayConversionError": jax.errors.TracerArrayConversionError,
+    "NonConcreteBooleanIndexError": jax.errors.NonConcreteBooleanIndexError,
     "IndexError": IndexError,
 }
 
@@ -92,7 +142,7 @@ def flagged(name: str) -> dict[str, list[str]]:
     lines = source.splitlines()
     found = {}
     for diagnostic in lint_source(
-        source, str(path), Config(select=("JAX102", "JAX103"))
+        source, str(path), Config(select=("JAX102", "JAX103", "JAX104", "JAX105"))
     ).diagnostics:
         named = re.findall(r"\b(\w+(?:Error|Exception))\b", diagnostic.message.split("raises ")[-1])
         assert named, diagnostic.message
@@ -115,13 +165,7 @@ def test_flagged_functions_raise_what_the_message_names_and_ok_ones_run(name, fu
     entry = getattr(module, function)
     # a helper traced through its caller: the flagged function is the lax body or the helper
     raising = flagged(name)
-    callers = {
-        "best_losses": "early_stopping_step",
-        "simulate": "damped_update",
-        "running_max": "running_max_step",
-        "ring": "ring_pairs",
-    }
-    flagged_name = callers.get(function, function)
+    flagged_name = CALLERS.get(function, function)
     if flagged_name in raising:
         named = raising[flagged_name]
         expected = tuple(ERRORS[e] for e in named)
@@ -133,11 +177,6 @@ def test_flagged_functions_raise_what_the_message_names_and_ok_ones_run(name, fu
 
 def test_every_fixture_function_is_called():
     for name, calls in CALLS.items():
-        called = set(calls) | {
-            "early_stopping_step",
-            "damped_update",
-            "running_max_step",
-            "ring_pairs",
-        }
+        called = set(calls) | set(CALLERS.values())
         raising = set(flagged(name))
         assert raising <= called, raising - called

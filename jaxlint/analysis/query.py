@@ -183,6 +183,12 @@ class Query:
         """Is this value a tracer whenever the code runs staged (jaxlint.analysis.tracers)?"""
         return self.frame is not None and self.frame.tracers.certain(expression)
 
+    def reaching_values(self, name: cst.Name) -> list[tuple[str, cst.CSTNode]]:
+        """The bindings of a name that may reach this read of it (FunctionValues)."""
+        if self.frame is None:
+            return []
+        return self.frame.values.reaching_bindings(name.value, name)
+
     def python_sequence(self, expression: cst.BaseExpression) -> bool:
         """A Python list or tuple built here (see FunctionValues.python_sequence)."""
         return self.frame is not None and self.frame.values.python_sequence(expression)

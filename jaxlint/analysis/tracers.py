@@ -30,6 +30,10 @@ from jaxlint.analysis.jax_api import (
 from jaxlint.analysis.values import FunctionValues
 
 NOT_TRACERS = STATIC_ATTRIBUTES | {"shape", "size"}
+NUMPY_STATIC_RESULTS = frozenset(
+    "numpy." + name
+    for name in ["shape", "ndim", "size", "dtype", "result_type", "issubdtype", "finfo", "iinfo"]
+)
 CONCRETE_METHODS = frozenset({"item", "tolist", "__index__", "__int__", "__float__"})
 # builtins whose result is a tracer when an argument is (the others raise or give Python values)
 PASSING_BUILTINS = frozenset({"builtins.abs", "builtins.pow", "builtins.round"})
@@ -84,6 +88,9 @@ class Tracers:
                     self._of(a.value) or self.values.kind(a.value).traced for a in call.args
                 )
             if qualified in PASSING_BUILTINS:
+                return any(self._of(a.value) for a in call.args)
+            if qualified.startswith("numpy.") and qualified not in NUMPY_STATIC_RESULTS:
+                # `np.sum(x)` calls `x.sum()`; the others raise (JAX104), or would give a tracer
                 return any(self._of(a.value) for a in call.args)
             return False
         func = call.func

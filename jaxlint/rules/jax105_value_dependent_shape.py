@@ -1,0 +1,112 @@
+"""JAX105 value-dependent-shape: an array whose size would depend on traced values."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.analysis.cst_text import code_of
+from jaxlint.analysis.jax_api import BOOLEAN_RESULTS, SIZED_BY_VALUES
+from jaxlint.analysis.unit_summary import UnitSummary
+from jaxlint.engine.rule import Rule
+
+MASK_ERROR = "NonConcreteBooleanIndexError"
+SIZE_ERROR = "ConcretizationTypeError"
+BOOLEAN_OPERATORS = (cst.BitAnd, cst.BitOr, cst.BitXor)
+ORDER_COMPARISONS = (
+    cst.LessThan,
+    cst.LessThanEqual,
+    cst.GreaterThan,
+    cst.GreaterThanEqual,
+    cst.Equal,
+    cst.NotEqual,
+)
+
+
+class ValueDependentShape(Rule):
+    code = "JAX105"
+    name = "value-dependent-shape"
+    severity = "error"
+    summary = "boolean-mask indexing or nonzero/unique without size= in traced code"
+
+    @classmethod
+    def may_apply(cls, unit: UnitSummary) -> bool:
+        return any(f.staged for f in unit.functions) and bool(
+            "Subscript" in unit.node_types or unit.called & set(SIZED_BY_VALUES)
+        )
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        context = self.context
+        if not context.staged or len(node.slice) != 1:
+            return
+        index = node.slice[0].slice
+        if not isinstance(index, cst.Index) or not self._traced_mask(index.value):
+            return
+        if not (context.certainly_traced(node.value) or _at_of(node.value)):
+            return
+        where = "`.at[mask]`" if _at_of(node.value) else "boolean-mask indexing"
+        self._report(
+            node,
+            f"{where} with `{code_of(index.value)}`, a traced boolean mask: the result's size "
+            f"would depend on the values, and JAX raises {MASK_ERROR}; use "
+            "jnp.where(mask, x, fill) (and reduce over it) instead",
+        )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        context = self.context
+        if not context.staged:
+            return
+        qualified = context.resolve(node.func) or ""
+        if qualified not in SIZED_BY_VALUES:
+            return
+        keywords = {a.keyword.value for a in node.args if a.keyword is not None}
+        size_keyword = SIZED_BY_VALUES[qualified]
+        positional = [a.value for a in node.args if a.keyword is None]
+        if size_keyword in keywords or not positional:
+            return
+        if qualified == "jax.numpy.where" and len(positional) != 1:
+            return  # the three-argument where keeps the shape
+        if qualified == "jax.numpy.repeat" and not (
+            len(positional) > 1 and context.certainly_traced(positional[1])
+        ):
+            return  # static repeats give a static size
+        if not context.certainly_traced(positional[0]):
+            return
+        name = qualified.removeprefix("jax.numpy.")
+        self._report(
+            node,
+            f"jnp.{name} of `{code_of(positional[0])}` without `{size_keyword}=`: the result's "
+            f"size would depend on the values, and JAX raises {SIZE_ERROR}; pass "
+            f"`{size_keyword}=` (a static upper bound) and a fill value",
+        )
+
+    def _traced_mask(self, index: cst.BaseExpression) -> bool:
+        """A traced boolean array: a comparison, `~`/`&`/`|` of one, or a boolean jnp result."""
+        context = self.context
+        if not context.certainly_traced(index):
+            return False
+        if isinstance(index, cst.Comparison):
+            return all(isinstance(c.operator, ORDER_COMPARISONS) for c in index.comparisons)
+        if isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.BitInvert):
+            return self._traced_mask(index.expression)
+        if isinstance(index, cst.BinaryOperation) and isinstance(index.operator, BOOLEAN_OPERATORS):
+            return self._traced_mask(index.left) or self._traced_mask(index.right)
+        if isinstance(index, cst.Call):
+            return (context.resolve(index.func) or "") in BOOLEAN_RESULTS
+        if isinstance(index, cst.Name):
+            reaching = context.reaching_values(index)
+            return bool(reaching) and all(
+                kind == "assign"
+                and isinstance(value, cst.BaseExpression)
+                and self._traced_mask(value)
+                for kind, value in reaching
+            )
+        return False
+
+    def _report(self, node: cst.CSTNode, message: str) -> None:
+        if not self.context.in_mode_branch(node):
+            self.report(node, message)
+
+
+def _at_of(value: cst.BaseExpression) -> bool:
+    """`x.at` (the base of `x.at[mask].set(...)`)."""
+    return isinstance(value, cst.Attribute) and value.attr.value == "at"
