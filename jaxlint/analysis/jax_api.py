@@ -274,7 +274,14 @@ STATIC_PROJECTIONS = frozenset(
         "jax.eval_shape",
     }
 )
-SHAPE_PROJECTIONS = {"jax.numpy.shape": "tuple", "jax.numpy.size": "int", "numpy.shape": "tuple"}
+SHAPE_PROJECTIONS = {
+    "jax.numpy.shape": "tuple",
+    "jax.numpy.size": "int",
+    "numpy.shape": "tuple",
+    "jax.lax.broadcast_shapes": "tuple",  # shapes in, a shape tuple out
+    "jax.numpy.broadcast_shapes": "tuple",
+    "numpy.broadcast_shapes": "tuple",
+}
 # Staged calls that return Python tuples/lists/pytrees rather than one array.
 STRUCTURED_RESULTS = frozenset(
     {

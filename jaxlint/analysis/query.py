@@ -27,7 +27,7 @@ class Frame:
     resolve: Callable[[cst.BaseExpression], str | None]  # names as seen from this function
     _values: FunctionValues | None = None
     _tracers: Tracers | None = None
-    _mode_branches: set[int] | None = None
+    _branches: _ModeBranches | None = None
 
     @property
     def values(self) -> FunctionValues:
@@ -47,13 +47,12 @@ class Frame:
         return self.info.trace is not None
 
     @property
-    def mode_branches(self) -> set[int]:
-        """Ids of the nodes under an `if x is None` / `is not None` (either branch)."""
-        if self._mode_branches is None:
-            finder = _ModeBranches()
-            self.node.visit(finder)
-            self._mode_branches = finder.inside
-        return self._mode_branches
+    def branches(self) -> _ModeBranches:
+        """The nodes under `if x is None` tests and in the concrete branch of Tracer tests."""
+        if self._branches is None:
+            self._branches = _ModeBranches()
+            self.node.visit(self._branches)
+        return self._branches
 
     @property
     def tracers(self) -> Tracers:
@@ -174,7 +173,17 @@ class Query:
         and updates under jit), which a reading of the code alone cannot tell apart."""
         frame = self.frame
         while frame is not None:
-            if id(node) in frame.mode_branches:
+            if id(node) in frame.branches.inside:
+                return True
+            frame = frame.parent
+        return False
+
+    def in_concrete_branch(self, node: cst.CSTNode) -> bool:
+        """In the branch of `if not isinstance(x, jax.core.Tracer):` (or the `else` of the
+        positive test): code written for concrete values, which a trace never runs as such."""
+        frame = self.frame
+        while frame is not None:
+            if id(node) in frame.branches.concrete:
                 return True
             frame = frame.parent
         return False
@@ -188,6 +197,10 @@ class Query:
         if self.frame is None:
             return []
         return self.frame.values.reaching_bindings(name.value, name)
+
+    def assumed_traced(self, expression: cst.BaseExpression) -> bool:
+        """Traced only by assumption (see FunctionValues.assumed_traced)."""
+        return self.frame is not None and self.frame.values.assumed_traced(expression)
 
     def python_sequence(self, expression: cst.BaseExpression) -> bool:
         """A Python list or tuple built here (see FunctionValues.python_sequence)."""
@@ -223,12 +236,18 @@ class _ModeBranches(cst.CSTVisitor):
     def __init__(self) -> None:
         super().__init__()
         self.inside: set[int] = set()
+        self.concrete: set[int] = set()
 
     def visit_If(self, node: cst.If) -> None:
         if _tests_none(node.test):
             for branch in (node.body, node.orelse):
                 if branch is not None:
                     branch.visit(_Collect(self.inside))
+        negated = _tracer_test(node.test)
+        if negated is not None:
+            branch = node.body if negated else node.orelse
+            if branch is not None:
+                branch.visit(_Collect(self.concrete))
 
 
 class _Collect(cst.CSTVisitor):
@@ -251,3 +270,17 @@ def _tests_none(test: cst.BaseExpression) -> bool:
         and isinstance(test.comparisons[0].comparator, cst.Name)
         and test.comparisons[0].comparator.value == "None"
     )
+
+
+def _tracer_test(test: cst.BaseExpression) -> bool | None:
+    """For `isinstance(x, ...Tracer)`: False; for `not isinstance(...)`: True; else None."""
+    negated = False
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, negated = test.expression, not negated
+    if not (isinstance(test, cst.Call) and len(test.args) == 2):
+        return None
+    func, types = test.func, test.args[1].value
+    if not (isinstance(func, cst.Name) and func.value == "isinstance"):
+        return None
+    last = types.attr.value if isinstance(types, cst.Attribute) else getattr(types, "value", "")
+    return negated if last == "Tracer" else None

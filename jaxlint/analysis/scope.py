@@ -125,7 +125,8 @@ class FunctionInfo:
     partial_bound: set[str] = field(default_factory=set)  # bound by some `partial(f, ...)`
     callers: list[FunctionInfo] = field(default_factory=list)
     constant_params: set[str] | None = None  # params every visible call site passes a literal
-    param_hints: dict[str, set[str]] = field(default_factory=dict)  # "array" / "container"
+    # "array" / "container" / "traced" (a traced caller passes its own argument)
+    param_hints: dict[str, set[str]] = field(default_factory=dict)
 
     @property
     def is_method(self) -> bool:
@@ -897,7 +898,7 @@ class _IndexBuilder:
         """Evidence from call sites in the module: `f(jnp.ones(3))` → array, `f(*args)` → tuple."""
         self.module_values_cache = self.module_values()
         for scope, call in self.calls:
-            if not isinstance(call.func, (ast.Name, ast.Call)):
+            if not isinstance(call.func, (ast.Name, ast.Call, ast.Attribute)):
                 continue
             for target, bound, _ in self._targets(call.func, scope):
                 positional = (
@@ -1028,6 +1029,13 @@ def _argument_hint(
     if isinstance(argument, ast.Name):
         if scope is not None and argument.id in (scope.vararg, scope.kwarg):
             return "container"
+        if (
+            scope is not None
+            and scope.own_trace
+            and argument.id in scope.params
+            and argument.id not in scope.static_params
+        ):
+            return "traced"  # a traced function hands its own (traced) argument on
         if scope is None or argument.id not in scope.local_names:
             bound_to = builder.module_values_cache.get(argument.id, "")
             if bound_to == "container":

@@ -84,6 +84,8 @@ class FunctionValues:
         # parameters taken for arrays by default only, and slices of them (`x0 = z[n:]`)
         self._unproven: set[str] = set()
         self._carry_leaves: set[str] = set()
+        # helper parameters taken for traced only because traced code calls the helper
+        self._assumed: set[str] = set()
         self._collect_evidence()
         self._bind_parameters(traced)
         self._solve()
@@ -172,6 +174,17 @@ class FunctionValues:
             for bound, part in _name_values(target, value)
             if bound == name
         ]
+
+    def assumed_traced(self, expression: cst.BaseExpression) -> bool:
+        """A helper's parameter, never rebound, taken for traced only because traced code
+        calls the helper: the caller may pass a key, a name or a static config."""
+        return (
+            isinstance(expression, cst.Name)
+            and expression.value in self._assumed
+            and not any(
+                expression.value in (n.value for n in target_names(t)) for _, t, _ in self._bindings
+            )
+        )
 
     def python_sequence(self, expression: cst.BaseExpression) -> bool:
         """A list or tuple display, or a local bound only to displays and comprehensions of
@@ -265,6 +278,8 @@ class FunctionValues:
             return Kind.ARRAY
         # Functions JAX traces directly are mostly given arrays; helpers often get pytrees.
         if not self.info.own_trace:
+            if "traced" not in hints:
+                self._assumed.add(name)
             return Kind.TRACED
         if not self.info.slicing:
             self._unproven.add(name)

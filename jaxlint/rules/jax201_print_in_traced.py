@@ -40,6 +40,8 @@ class PrintInTraced(Rule):
         context = self.context
         if not context.traced or context.resolve(node.func) != "builtins.print":
             return
+        if context.in_concrete_branch(node):
+            return  # under `if not isinstance(x, jax.core.Tracer):`: the non-traced path
         traced = [a for a in node.args if self.mentions_traced(a.value)]
         if not traced and any(self.prints_metadata(a.value) for a in node.args):
             return  # `print(x.shape)`: static facts, deliberately printed at trace time

@@ -69,7 +69,7 @@ class StateMutationInTraced(Rule):
         if isinstance(target, cst.StarredElement):
             self._check_store(statement, target.value, value)
             return
-        leaks = self.context.holds_traced(value)
+        leaks = self._leaks(value)
         once = not leaks and _accumulates(statement, target)
         if isinstance(target, cst.Name):
             if target.value not in function.declared_outer:
@@ -127,7 +127,7 @@ class StateMutationInTraced(Rule):
             method in CONTAINER_MUTATORS and self._known_container(receiver, function)
         ):
             return
-        if not any(self.context.holds_traced(a.value) for a in node.args):
+        if not any(self._leaks(a.value) for a in node.args):
             return
         head = _head(receiver)
         owner = self._owner(head, function) if head is not None else None
@@ -138,6 +138,11 @@ class StateMutationInTraced(Rule):
             f"`.{method}()` mutates {_describe(owner, head)} inside traced "
             f"{function.describe()}: it {ONCE} and {LEAK}; return the values instead",
         )
+
+    def _leaks(self, value: cst.BaseExpression) -> bool:
+        """Does storing `value` store a tracer? A helper's bare parameter is not claimed: its
+        callers may pass a name, a key or a static value (`path.append(name)`)."""
+        return self.context.holds_traced(value) and not self.context.assumed_traced(value)
 
     def _is_container_item(self, target: cst.Subscript, function: FunctionInfo) -> bool:
         """Is the subscripted object a Python container (or an attribute, e.g. `self.cache`)?"""
