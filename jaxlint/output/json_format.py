@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from jaxlint.diagnostics import Diagnostic
-from jaxlint.output import rule_name
+from jaxlint.output.names import rule_name
 
 
 def format_json(diagnostics: Sequence[Diagnostic]) -> str:

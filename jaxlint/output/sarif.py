@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import quote
 
 from jaxlint.diagnostics import Diagnostic
-from jaxlint.output import tool_version
+from jaxlint.output.names import tool_version
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from jaxlint.diagnostics import Diagnostic, Fix
-from jaxlint.output import rule_name
+from jaxlint.output.names import rule_name
 
 _PASSED = {None, "passed", "verified", "ok"}
 _LABELS = {

@@ -1,0 +1,89 @@
+"""The package's layers, read from its own imports (every import, TYPE_CHECKING and function-
+level ones included): no import cycles, and no layer imports one above it."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+PACKAGE = ROOT / "jaxlint"
+# lowest first; a module may import its own layer and the ones before it
+LAYERS = [
+    ("jaxlint.diagnostics", "jaxlint.cache"),
+    ("jaxlint.analysis",),
+    ("jaxlint.engine",),
+    ("jaxlint.rules", "jaxlint.verify"),
+    ("jaxlint.fixes",),
+    (
+        "jaxlint.output",
+        "jaxlint.discovery",
+        "jaxlint.files",
+        "jaxlint.notebook",
+        "jaxlint.flake8_plugin",
+        "jaxlint.verify_command",
+        "jaxlint.cli",
+        "jaxlint.__main__",
+    ),
+]
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        name = module_name(path)
+        found = graph.setdefault(name, set())
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found.add(node.module)
+                found.update(f"{node.module}.{alias.name}" for alias in node.names)
+            elif isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+    modules = set(graph)
+    modules.discard("jaxlint")  # the empty package: `from jaxlint import x` names a module
+    return {name: {i for i in found if i in modules and i != name} for name, found in graph.items()}
+
+
+def layer_of(module: str) -> int:
+    for number, prefixes in enumerate(LAYERS):
+        if any(module == p or module.startswith(p + ".") for p in prefixes):
+            return number
+    raise AssertionError(f"{module} belongs to no layer: add it to LAYERS")
+
+
+def test_every_module_belongs_to_a_layer_and_imports_none_above_it() -> None:
+    upward = [
+        f"{module} imports {target}"
+        for module, targets in imports().items()
+        if module != "jaxlint"
+        for target in targets
+        if layer_of(target) > layer_of(module)
+    ]
+    assert upward == []
+
+
+def test_no_import_cycles() -> None:
+    graph = imports()
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for target in sorted(graph[module]):
+            if state.get(target) == 1:
+                cycle = path[path.index(target) :] + [target]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            if target not in state:
+                visit(target, path + [target])
+        state[module] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
