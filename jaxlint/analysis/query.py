@@ -218,6 +218,45 @@ class Query:
             return self.frame.values.name_kind_at(expression.value, loop)
         return self.frame.values.kind(expression)
 
+    # -- where objects live (what a write inside traced code reaches) ---------------------
+
+    def owner(self, name: str, function: FunctionInfo) -> str | None:
+        """Where the object `name` lives, seen from `function`: "self", "argument", "closure",
+        "global" — or None when it is safe to write: created in this function, a fresh
+        `*args`/`**kwargs`, an imported module, or a local of an enclosing function traced at
+        the same level."""
+        if name in (function.vararg, function.kwarg):
+            return None
+        if name in function.params:
+            return "self" if function.is_method and name == function.positional[0] else "argument"
+        if name in function.local_names:
+            return None
+        owner = function.defining_function(name) if name not in function.declared_outer else None
+        if name in function.declared_outer and function.parent is not None:
+            owner = function.parent.defining_function(name)
+        if owner is not None:
+            if owner.trace is not None and not function.own_trace:
+                return None  # the object lives inside the same trace
+            return "closure"
+        if name in self.index.imports.aliases:
+            return None
+        return "global"
+
+    def closure_is_traced(self, name: str, function: FunctionInfo) -> bool:
+        """Is the enclosing function that binds `name` traced itself?"""
+        owner = function.parent.defining_function(name) if function.parent is not None else None
+        return owner is not None and owner.trace is not None
+
+    def known_container(self, receiver: cst.BaseExpression, function: FunctionInfo) -> bool:
+        """A Python list/dict/set: a local one by the value analysis, a module-level one by its
+        assignment."""
+        if not isinstance(receiver, cst.Name):
+            return False
+        name = receiver.value
+        if function.defining_function(name) is not None:
+            return self.kind(receiver) == Kind.CONTAINER
+        return self.index.module_values.get(name) == "container"
+
     def span(self, node: cst.CSTNode, end_node: cst.CSTNode | None = None) -> Span:
         """File span of a node (or from `node` to the end of `end_node`)."""
         if self._positions is None:

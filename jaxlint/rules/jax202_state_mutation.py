@@ -14,7 +14,6 @@ import libcst as cst
 from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.scope import FunctionInfo
 from jaxlint.analysis.unit_summary import UnitSummary
-from jaxlint.analysis.values import Kind
 from jaxlint.engine.rule import Rule
 
 LIST_MUTATORS = frozenset({"append", "extend", "insert", "appendleft", "extendleft"})
@@ -74,12 +73,12 @@ class StateMutationInTraced(Rule):
         if isinstance(target, cst.Name):
             if target.value not in function.declared_outer:
                 return
-            owner = self._owner(target.value, function)
+            owner = self.context.owner(target.value, function)
             # rebinding state outside the trace (a module global, a variable of an untraced
             # enclosing function) runs once per trace; inside, it matters when it leaks a tracer
             crosses = owner == "global" or (
                 owner == "closure"
-                and not self._closure_is_traced(target.value, function)
+                and not self.context.closure_is_traced(target.value, function)
                 and not _introspection_only(function)
             )
             if (crosses and (leaks or once)) or (owner == "closure" and leaks):
@@ -95,7 +94,7 @@ class StateMutationInTraced(Rule):
         head = _head(target)
         if head is None:
             return
-        owner = self._owner(head, function)
+        owner = self.context.owner(head, function)
         if owner == "argument" and head not in function.static_params:
             # a traced argument is the copy jit unflattened for this trace: writing into it
             # changes nothing outside and leaks nothing (a per-trace cache is a known idiom)
@@ -124,13 +123,13 @@ class StateMutationInTraced(Rule):
         method = node.func.attr.value
         receiver = node.func.value
         if method not in LIST_MUTATORS and not (
-            method in CONTAINER_MUTATORS and self._known_container(receiver, function)
+            method in CONTAINER_MUTATORS and self.context.known_container(receiver, function)
         ):
             return
         if not any(self._leaks(a.value) for a in node.args):
             return
         head = _head(receiver)
-        owner = self._owner(head, function) if head is not None else None
+        owner = self.context.owner(head, function) if head is not None else None
         if owner is None:
             return
         self.report(
@@ -149,42 +148,7 @@ class StateMutationInTraced(Rule):
         base = target.value
         if isinstance(base, cst.Attribute):
             return True
-        return self._known_container(base, function)
-
-    def _closure_is_traced(self, name: str, function: FunctionInfo) -> bool:
-        owner = function.parent.defining_function(name) if function.parent is not None else None
-        return owner is not None and owner.trace is not None
-
-    def _known_container(self, receiver: cst.BaseExpression, function: FunctionInfo) -> bool:
-        if not isinstance(receiver, cst.Name):
-            return False
-        name = receiver.value
-        if function.defining_function(name) is not None:
-            return self.context.kind(receiver) == Kind.CONTAINER
-        return self.context.index.module_values.get(name) == "container"
-
-    def _owner(self, name: str, function: FunctionInfo) -> str | None:
-        """Where the object `name` lives: "self", "argument", "closure", "global" — or None.
-
-        None means it is safe to write: created in this function, a fresh `*args`/`**kwargs`,
-        an imported module, or a local of an enclosing function traced at the same level.
-        """
-        if name in (function.vararg, function.kwarg):
-            return None
-        if name in function.params:
-            return "self" if function.is_method and name == function.positional[0] else "argument"
-        if name in function.local_names:
-            return None
-        owner = function.defining_function(name) if name not in function.declared_outer else None
-        if name in function.declared_outer and function.parent is not None:
-            owner = function.parent.defining_function(name)
-        if owner is not None:
-            if owner.trace is not None and not function.own_trace:
-                return None  # the object lives inside the same trace
-            return "closure"
-        if name in self.context.index.imports.aliases:
-            return None
-        return "global"
+        return self.context.known_container(base, function)
 
 
 INTROSPECTION = frozenset({"jax.eval_shape", "jax.make_jaxpr"})
