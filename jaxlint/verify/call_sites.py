@@ -27,6 +27,7 @@ from typing import Any
 import jax
 import numpy as np
 
+from jaxlint.analysis.jax_api import DTYPE_NAMES
 from jaxlint.verify.arg_kind import ArgKind
 from jaxlint.verify.classes import Resolver, is_project_class
 from jaxlint.verify.namespace import last_name
@@ -66,30 +67,14 @@ _SAMPLERS = frozenset(
         "truncated_normal",
     }
 )
-_DTYPES = frozenset(
-    {
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "uint32",
-        "bool_",
-        "complex64",
-    }
-)
 _SEEDED = frozenset({"PRNGKey", "key", "fold_in"})
 ALLOWED_CALLS = frozenset(
-    {f"jax.numpy.{n}" for n in _CONSTRUCTORS | _DTYPES}
-    | {f"numpy.{n}" for n in _CONSTRUCTORS | _DTYPES}
+    {f"jax.numpy.{n}" for n in _CONSTRUCTORS | DTYPE_NAMES}
+    | {f"numpy.{n}" for n in _CONSTRUCTORS | DTYPE_NAMES}
     | {f"jax.random.{n}" for n in _SAMPLERS}
 )
 ALLOWED_VALUES = frozenset(
-    {f"jax.numpy.{n}" for n in _DTYPES} | {f"numpy.{n}" for n in _DTYPES} | {"math.pi"}
+    {f"jax.numpy.{n}" for n in DTYPE_NAMES} | {f"numpy.{n}" for n in DTYPE_NAMES} | {"math.pi"}
 )
 _LIBRARY_ROOTS = ("jax", "numpy", "math")
 
