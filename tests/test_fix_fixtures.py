@@ -128,6 +128,12 @@ CHECKS: dict[str, list[Check]] = {
     ],
     "loop_reversed_returns": [Check("discounted_returns", lambda n: (_vector(n),))],
     # NumPy's functions on concrete arrays (the un-jitted original) against jax.numpy's, jitted
+    # Python's max/min on concrete scalars (the un-jitted original) against jnp.maximum/minimum
+    "traced_max": [
+        Check("hinge", lambda n: (jnp.float32(n / 10), jnp.float32(2.0))),
+        Check("hinge", lambda n: (jnp.float32(-n / 10), jnp.float32(2.0))),
+        Check("clip_ratio", lambda n: (jnp.float32(n / 40), jnp.float32(0.2))),
+    ],
     "numpy_on_traced": [
         Check("gelu", lambda n: (_vector(n),)),
         Check("normalize", lambda n: (_vector(n),)),

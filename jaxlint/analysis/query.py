@@ -167,6 +167,15 @@ class Query:
         they call): there Python cannot branch on, or concretize, traced values."""
         return self.frame is not None and self.frame.info.staged
 
+    @property
+    def only_staged(self) -> bool:
+        """Does the current function run only under staging: decorated with a jit, or a lax
+        body? (`g = jax.jit(f)` leaves `f` callable eagerly, with NumPy and Python semantics.)"""
+        info = self.function
+        return info is not None and (
+            info.staged_body or any(root.via == "decorator" for root in info.roots)
+        )
+
     def in_mode_branch(self, node: cst.CSTNode) -> bool:
         """Under an `if x is None:` (either branch): one mode of a function JAX may stage in
         the other mode only (jax-md's `neighbor_fn` allocates eagerly when `neighbors is None`

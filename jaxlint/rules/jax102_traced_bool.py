@@ -7,7 +7,9 @@ import libcst as cst
 from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
+from jaxlint.engine.edits import Edit, ImportSpec, Refusal
 from jaxlint.engine.rule import Rule, UnitContext
+from jaxlint.rules._codegen import JaxSpelling
 
 ERROR = "TracerBoolConversionError"
 TRUTH_BUILTINS = frozenset(
@@ -20,6 +22,7 @@ TRUTH_BUILTINS = frozenset(
         "builtins.sorted",
     }
 )
+EXTREMA = {"builtins.max": "maximum", "builtins.min": "minimum"}
 ADVICE = {
     "if": "use jnp.where(cond, a, b) for values or lax.cond for computations",
     "elif": "use jnp.where / jnp.select for values or lax.cond / lax.switch for computations",
@@ -42,6 +45,7 @@ class TracedBool(Rule):
     code = "JAX102"
     name = "traced-bool"
     severity = "error"
+    fix_kind = "safe"
     summary = "Python branch or bool on a traced value: TracerBoolConversionError under jit"
 
     def __init__(self, context: UnitContext) -> None:
@@ -93,7 +97,26 @@ class TracedBool(Rule):
         else:  # one argument: its truth value, or its elements compared or tested
             traced = values[:1] if values and self.context.certainly_traced(values[0]) else []
         if traced:
-            self._report(node, traced[0], builtin)
+            self._report(node, traced[0], builtin, fix=self._extremum_fix(node, builtin))
+
+    def _extremum_fix(self, node: cst.Call, builtin: str) -> Edit | Refusal | None:
+        """`max(a, b)` → `jnp.maximum(a, b)`, `min(a, b)` → `jnp.minimum(a, b)`."""
+        if builtin not in EXTREMA:
+            return None
+        if len(node.args) != 2 or any(a.keyword is not None or a.star for a in node.args):
+            return Refusal("only two-argument max/min become jnp.maximum/jnp.minimum")
+        if not self.context.only_staged:
+            return Refusal(
+                "the function may also run eagerly, where max/min return one of their "
+                "arguments (a Python number) and jnp.maximum/jnp.minimum an array"
+            )
+        spelling = JaxSpelling.of(self.context)
+        function = cst.parse_expression(f"{spelling.numpy}.{EXTREMA[builtin]}")
+        return Edit(
+            replacements={node.func: function},
+            description=f"{builtin.removeprefix('builtins.')}(a, b) → jnp.{EXTREMA[builtin]}(a, b)",
+            imports=(ImportSpec("jax"),) if spelling.numpy == "jax.numpy" else (),
+        )
 
     def _test(self, test: cst.BaseExpression, keyword: str) -> None:
         if not self.context.staged:
@@ -125,7 +148,13 @@ class TracedBool(Rule):
         for node in _walk(test):
             self._covered.add(id(node))
 
-    def _report(self, node: cst.CSTNode, culprit: cst.BaseExpression, where: str) -> None:
+    def _report(
+        self,
+        node: cst.CSTNode,
+        culprit: cst.BaseExpression,
+        where: str,
+        fix: Edit | Refusal | None = None,
+    ) -> None:
         if self.context.in_mode_branch(node):
             return
         described = where.removeprefix("builtins.")
@@ -138,6 +167,7 @@ class TracedBool(Rule):
             f"{described} on `{code_of(culprit)}`, a traced value in "
             f"{function.describe() if function else 'traced code'}: Python needs True or False "
             f"while JAX traces, and raises {ERROR}; {ADVICE[where]}",
+            fix=fix,
         )
 
 

@@ -55,11 +55,7 @@ class NumpyOnTraced(Rule):
         name = qualified.removeprefix("numpy.")
         if name not in NUMPY_WITH_JNP_TWIN:
             return Refusal(f"jax.numpy has no `{name}` with NumPy's meaning")
-        info = self.context.function
-        direct = info is not None and (
-            info.staged_body or any(root.via == "decorator" for root in info.roots)
-        )
-        if not direct:
+        if not self.context.only_staged:
             return Refusal(
                 "the function may also run eagerly, where NumPy's result (float64, a NumPy "
                 "array) differs from jax.numpy's"
