@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import libcst as cst
@@ -27,7 +27,7 @@ class Frame:
     resolve: Callable[[cst.BaseExpression], str | None]  # names as seen from this function
     _values: FunctionValues | None = None
     _tracers: Tracers | None = None
-    _branches: _ModeBranches | None = None
+    _branches: _Branches | None = None
 
     @property
     def values(self) -> FunctionValues:
@@ -47,10 +47,10 @@ class Frame:
         return self.info.trace is not None
 
     @property
-    def branches(self) -> _ModeBranches:
-        """The nodes under `if x is None` tests and in the concrete branch of Tracer tests."""
+    def branches(self) -> _Branches:
+        """What the `if`s of this function say about the nodes under them (see _Branches)."""
         if self._branches is None:
-            self._branches = _ModeBranches()
+            self._branches = _Branches(self.resolve)
             self.node.visit(self._branches)
         return self._branches
 
@@ -180,22 +180,26 @@ class Query:
         """Under an `if x is None:` (either branch): one mode of a function JAX may stage in
         the other mode only (jax-md's `neighbor_fn` allocates eagerly when `neighbors is None`
         and updates under jit), which a reading of the code alone cannot tell apart."""
-        frame = self.frame
-        while frame is not None:
-            if id(node) in frame.branches.inside:
-                return True
-            frame = frame.parent
-        return False
+        return any(id(node) in branches.inside for branches in self._branches_around())
 
     def in_concrete_branch(self, node: cst.CSTNode) -> bool:
         """In the branch of `if not isinstance(x, jax.core.Tracer):` (or the `else` of the
         positive test): code written for concrete values, which a trace never runs as such."""
+        return any(id(node) in branches.concrete for branches in self._branches_around())
+
+    def not_arrays_at(self, node: cst.CSTNode) -> set[str]:
+        """Names an `isinstance(x, jnp.ndarray)` test shows are not arrays at `node` (it is in
+        the branch where the test is false)."""
+        found: set[str] = set()
+        for branches in self._branches_around():
+            found |= branches.not_array.get(id(node), set())
+        return found
+
+    def _branches_around(self) -> Iterator[_Branches]:
         frame = self.frame
         while frame is not None:
-            if id(node) in frame.branches.concrete:
-                return True
+            yield frame.branches
             frame = frame.parent
-        return False
 
     def certainly_traced(self, expression: cst.BaseExpression) -> bool:
         """Is this value a tracer whenever the code runs staged (jaxlint.analysis.tracers)?"""
@@ -280,22 +284,70 @@ class Query:
         )
 
 
-class _ModeBranches(cst.CSTVisitor):
-    def __init__(self) -> None:
+ARRAY_TYPES = frozenset({"jax.Array", "jax.numpy.ndarray", "numpy.ndarray"})
+
+
+class _Branches(cst.CSTVisitor):
+    """One walk of a function's `if`s and conditional expressions, recording by node id:
+    `inside` an `x is None` test (either branch), in the `concrete` branch of an
+    `isinstance(x, Tracer)` test, and `not_array`: the names an `isinstance(x, jnp.ndarray)`
+    test rules out in its false branch."""
+
+    def __init__(self, resolve: Callable[[cst.BaseExpression], str | None]) -> None:
         super().__init__()
+        self.resolve = resolve
         self.inside: set[int] = set()
         self.concrete: set[int] = set()
+        self.not_array: dict[int, set[str]] = {}
 
     def visit_If(self, node: cst.If) -> None:
         if _tests_none(node.test):
-            for branch in (node.body, node.orelse):
-                if branch is not None:
-                    branch.visit(_Collect(self.inside))
-        negated = _tracer_test(node.test)
-        if negated is not None:
-            branch = node.body if negated else node.orelse
-            if branch is not None:
-                branch.visit(_Collect(self.concrete))
+            _collect(node.body, self.inside)
+            _collect(node.orelse, self.inside)
+        self._typed(node.test, node.body, node.orelse, statement=True)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._typed(node.test, node.body, node.orelse, statement=False)
+
+    def _typed(
+        self,
+        test: cst.BaseExpression,
+        body: cst.CSTNode,
+        orelse: cst.CSTNode | None,
+        statement: bool,
+    ) -> None:
+        negated = False
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, negated = test.expression, not negated
+        false_branch = body if negated else orelse
+        if statement and _tracer_test(test):
+            _collect(false_branch, self.concrete)
+        name = self._array_test(test)
+        if name is not None:
+            ids: set[int] = set()
+            _collect(false_branch, ids)
+            for key in ids:
+                self.not_array.setdefault(key, set()).add(name)
+
+    def _array_test(self, test: cst.BaseExpression) -> str | None:
+        """`x` of `isinstance(x, jax.Array)` (or jnp/np `ndarray`, or a tuple holding one)."""
+        if not (
+            isinstance(test, cst.Call)
+            and self.resolve(test.func) == "builtins.isinstance"
+            and len(test.args) == 2
+            and isinstance(test.args[0].value, cst.Name)
+        ):
+            return None
+        types = test.args[1].value
+        elements = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
+        if any((self.resolve(e) or "") in ARRAY_TYPES for e in elements):
+            return test.args[0].value.value
+        return None
+
+
+def _collect(branch: cst.CSTNode | None, into: set[int]) -> None:
+    if branch is not None:
+        branch.visit(_Collect(into))
 
 
 class _Collect(cst.CSTVisitor):
@@ -320,15 +372,12 @@ def _tests_none(test: cst.BaseExpression) -> bool:
     )
 
 
-def _tracer_test(test: cst.BaseExpression) -> bool | None:
-    """For `isinstance(x, ...Tracer)`: False; for `not isinstance(...)`: True; else None."""
-    negated = False
-    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        test, negated = test.expression, not negated
+def _tracer_test(test: cst.BaseExpression) -> bool:
+    """`isinstance(x, ...Tracer)` (the caller strips `not`)."""
     if not (isinstance(test, cst.Call) and len(test.args) == 2):
-        return None
+        return False
     func, types = test.func, test.args[1].value
     if not (isinstance(func, cst.Name) and func.value == "isinstance"):
-        return None
+        return False
     last = types.attr.value if isinstance(types, cst.Attribute) else getattr(types, "value", "")
-    return negated if last == "Tracer" else None
+    return last == "Tracer"

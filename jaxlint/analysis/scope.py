@@ -379,8 +379,10 @@ def _host_called_names(tree: ast.Module, functions: list[FunctionInfo]) -> set[s
     """Names called outside traced code: `f(...)`, `self.f(...)`, `jax.jit(f)(...)`."""
     info_of = {id(f.node): f for f in functions}
     called: set[str] = set()
-
-    def visit(node: ast.AST, host: bool) -> None:
+    # an explicit stack, as in _IndexBuilder: deeply nested code must not exhaust recursion
+    stack: list[tuple[ast.AST, bool]] = [(tree, True)]
+    while stack:
+        node, host = stack.pop()
         for child in ast.iter_child_nodes(node):
             child_host = host
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
@@ -398,9 +400,7 @@ def _host_called_names(tree: ast.Module, functions: list[FunctionInfo]) -> set[s
                     and func.value.id in ("self", "cls")
                 ):
                     called.add(f"self.{func.attr}")
-            visit(child, child_host)
-
-    visit(tree, True)
+            stack.append((child, child_host))
     return called
 
 

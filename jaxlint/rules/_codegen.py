@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from jaxlint.engine.edits import Edit, ImportSpec
+
 if TYPE_CHECKING:
     from jaxlint.engine.rule import UnitContext
 
@@ -67,3 +69,16 @@ class JaxSpelling:
         numpy = next((n for n, q in aliases.items() if q == "jax.numpy"), f"{jax}.numpy")
         lax = next((n for n, q in aliases.items() if q == "jax.lax"), f"{jax}.lax")
         return cls(jax=jax, numpy=numpy, lax=lax)
+
+
+def jnp_function_edit(
+    context: UnitContext, func: cst.BaseExpression, name: str, description: str
+) -> Edit:
+    """Replace a call's function with jax.numpy's `name`, in the module's spelling (`jnp.f`, or
+    `jax.numpy.f` with `import jax` added when the module has no alias)."""
+    spelling = JaxSpelling.of(context)
+    return Edit(
+        replacements={func: cst.parse_expression(f"{spelling.numpy}.{name}")},
+        description=description,
+        imports=(ImportSpec("jax"),) if spelling.numpy == "jax.numpy" else (),
+    )

@@ -29,44 +29,6 @@ class PythonLoopOverArray(Rule):
         self._stackers: dict[int, tuple[cst.Call, cst.ListComp]] = {}
         # what each comprehension `for` computes per element (its element, key/value, conditions)
         self._produced: dict[int, tuple[cst.CSTNode, ...]] = {}
-        # loops in the branch where `isinstance(x, jax.Array)` is false, by id: those names
-        self._not_arrays: dict[int, set[str]] = {}
-
-    def visit_If(self, node: cst.If) -> None:
-        self._narrow(node.test, node.body, node.orelse)
-
-    def visit_IfExp(self, node: cst.IfExp) -> None:
-        self._narrow(node.test, node.body, node.orelse)
-
-    def _narrow(
-        self, test: cst.BaseExpression, body: cst.CSTNode, orelse: cst.CSTNode | None
-    ) -> None:
-        negated = False
-        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-            test, negated = test.expression, not negated
-        name = self._array_test(test)
-        branch = body if negated else orelse
-        if name is None or branch is None:
-            return
-        loops = _Loops()
-        branch.visit(loops)
-        for loop in loops.found:
-            self._not_arrays.setdefault(id(loop), set()).add(name)
-
-    def _array_test(self, test: cst.BaseExpression) -> str | None:
-        """`x` of `isinstance(x, jax.Array)` (or jnp/np `ndarray`, or a tuple holding one)."""
-        if not (
-            isinstance(test, cst.Call)
-            and self.context.resolve(test.func) == "builtins.isinstance"
-            and len(test.args) == 2
-            and isinstance(test.args[0].value, cst.Name)
-        ):
-            return None
-        types = test.args[1].value
-        elements = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
-        if any((self.context.resolve(e) or "") in ARRAY_TYPES for e in elements):
-            return test.args[0].value.value
-        return None
 
     def visit_ListComp(self, node: cst.ListComp) -> None:
         self._record(node.for_in, node.elt)
@@ -95,10 +57,12 @@ class PythonLoopOverArray(Rule):
         )
 
     def visit_For(self, node: cst.For) -> None:
-        if not self.context.traced or names_in(node.iter) & self._not_arrays.get(id(node), set()):
+        if not self.context.traced:
             return
         source = self.array_length_source(node.iter, node)
         if source is None or not self.does_traced_work(node.body, node.target):
+            return
+        if names_in(node.iter) & self.context.not_arrays_at(node):
             return
         statements = count_statements(node.body)
         self.report(
@@ -111,12 +75,14 @@ class PythonLoopOverArray(Rule):
         )
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
-        if not self.context.traced or names_in(node.iter) & self._not_arrays.get(id(node), set()):
+        if not self.context.traced:
             return
         source = self.array_length_source(node.iter, node)
         produced = self._produced.get(id(node), ())
-        if source is not None and any(
-            self.does_traced_work(part, node.target) for part in produced
+        if (
+            source is not None
+            and any(self.does_traced_work(part, node.target) for part in produced)
+            and not names_in(node.iter) & self.context.not_arrays_at(node)
         ):
             stacker = self._stackers.get(id(node))
             self.report(
@@ -185,21 +151,6 @@ class PythonLoopOverArray(Rule):
         if kind == Kind.ARRAY:
             return f"`{code_of(iterable)}`"
         return None
-
-
-ARRAY_TYPES = frozenset({"jax.Array", "jax.numpy.ndarray", "numpy.ndarray"})
-
-
-class _Loops(cst.CSTVisitor):
-    def __init__(self) -> None:
-        super().__init__()
-        self.found: list[cst.CSTNode] = []
-
-    def visit_For(self, node: cst.For) -> None:
-        self.found.append(node)
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self.found.append(node)
 
 
 CONCRETIZERS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"})

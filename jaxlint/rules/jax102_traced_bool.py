@@ -7,9 +7,9 @@ import libcst as cst
 from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
-from jaxlint.engine.edits import Edit, ImportSpec, Refusal
+from jaxlint.engine.edits import Edit, Refusal
 from jaxlint.engine.rule import Rule, UnitContext
-from jaxlint.rules._codegen import JaxSpelling
+from jaxlint.rules._codegen import jnp_function_edit
 
 ERROR = "TracerBoolConversionError"
 TRUTH_BUILTINS = frozenset(
@@ -110,13 +110,9 @@ class TracedBool(Rule):
                 "the function may also run eagerly, where max/min return one of their "
                 "arguments (a Python number) and jnp.maximum/jnp.minimum an array"
             )
-        spelling = JaxSpelling.of(self.context)
-        function = cst.parse_expression(f"{spelling.numpy}.{EXTREMA[builtin]}")
-        return Edit(
-            replacements={node.func: function},
-            description=f"{builtin.removeprefix('builtins.')}(a, b) → jnp.{EXTREMA[builtin]}(a, b)",
-            imports=(ImportSpec("jax"),) if spelling.numpy == "jax.numpy" else (),
-        )
+        name = EXTREMA[builtin]
+        description = f"{builtin.removeprefix('builtins.')}(a, b) → jnp.{name}(a, b)"
+        return jnp_function_edit(self.context, node.func, name, description)
 
     def _test(self, test: cst.BaseExpression, keyword: str) -> None:
         if not self.context.staged:

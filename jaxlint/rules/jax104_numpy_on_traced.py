@@ -7,9 +7,9 @@ import libcst as cst
 from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.jax_api import NUMPY_ON_TRACERS, NUMPY_WITH_JNP_TWIN
 from jaxlint.analysis.unit_summary import UnitSummary
-from jaxlint.engine.edits import Edit, ImportSpec, Refusal
+from jaxlint.engine.edits import Edit, Refusal
 from jaxlint.engine.rule import Rule
-from jaxlint.rules._codegen import JaxSpelling
+from jaxlint.rules._codegen import jnp_function_edit
 
 ERROR = "TracerArrayConversionError"
 
@@ -60,10 +60,4 @@ class NumpyOnTraced(Rule):
                 "the function may also run eagerly, where NumPy's result (float64, a NumPy "
                 "array) differs from jax.numpy's"
             )
-        spelling = JaxSpelling.of(self.context)
-        replacement = cst.parse_expression(f"{spelling.numpy}.{name}")
-        return Edit(
-            replacements={node.func: replacement},
-            description=f"np.{name} → jnp.{name}",
-            imports=(ImportSpec("jax"),) if spelling.numpy == "jax.numpy" else (),
-        )
+        return jnp_function_edit(self.context, node.func, name, f"np.{name} → jnp.{name}")
