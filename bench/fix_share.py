@@ -8,11 +8,18 @@ each such file of the copy (one jaxlint process at a time, within a per-package 
 tabulate, per package and per rule: findings, fixes applied (verified), failed, unverifiable,
 timed out, refused (suggestion only, with its note) and the share applied / findings. Every
 finding without an applied fix is listed with its reason, grouped by reason class, and every
-applied fix's diff is kept. The packages' own dependencies are not installed: a module whose
-imports fail is a real-world condition, reported as such by verification.
+applied fix's diff is kept.
 
     bench/setup_realcode.sh && .venv/bin/python bench/fix_share.py
     .venv/bin/python bench/fix_share.py --packages gmmx,tinygp --budget 120
+    bench/setup_realcode_env.sh && .venv/bin/python bench/fix_share.py --examples
+
+jaxlint runs from bench/realcode-venv when it exists (bench/setup_realcode_env.sh: the packages
+installed with their dependencies, as on their users' machines), else from .venv. With
+--examples, a package with a script bench/examples/<package>_examples.py (its README's or docs'
+usage) is fixed with `--examples-from` that script, and the report goes to
+bench/results/fix_share_examples.md. The headline share is over the findings
+bench/results/triage.md calls real.
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RULES = ("JAX101", "JAX201", "JAX301")
+DEFAULT_VENV = HERE / "realcode-venv"
 SKIP_DIRS = {"__pycache__", ".git", "build", "dist"}
 # A hand-written analysis below this marker in the results file survives a re-run.
 ANALYSIS_MARKER = "<!-- analysis: hand-written, kept across runs -->"
@@ -57,6 +65,16 @@ class Finding:
     inputs_tried: int | None = None
 
 
+@dataclass(frozen=True)
+class Setup:
+    """How every package is measured: the venv jaxlint runs from, its limits, the examples."""
+
+    venv: Path
+    budget: float
+    jobs: int
+    examples: Path | None  # bench/examples: <package>.py scripts for --examples-from
+
+
 @dataclass
 class PackageResult:
     name: str
@@ -68,6 +86,7 @@ class PackageResult:
     budget_hit: bool = False
     errors: list[str] = field(default_factory=list)
     diffs: dict[str, str] = field(default_factory=dict)
+    examples: str = ""  # the --examples-from script used, if any
 
 
 def read_pins(path: Path) -> list[tuple[str, str, str]]:
@@ -102,13 +121,31 @@ def copy_sources(src: Path, dest: Path) -> list[Path]:
     return copied
 
 
-def run_jaxlint(args: list[str], cwd: Path, timeout: float) -> tuple[list[dict] | None, str]:
-    """Run jaxlint in its own process group; (parsed JSON or None, error text)."""
-    argv = [str(ROOT / ".venv" / "bin" / "jaxlint"), *args]
+def _package_root(copy: Path) -> Path:
+    """The folder top-level modules are imported from (an sdist keeps `name-version/`)."""
+    entries = [e for e in copy.iterdir() if not e.name.startswith(".")]
+    if len(entries) == 1 and entries[0].is_dir() and not (entries[0] / "__init__.py").exists():
+        return entries[0]
+    return copy
+
+
+def run_jaxlint(
+    venv: Path, args: list[str], cwd: Path, timeout: float, pythonpath: Path | None = None
+) -> tuple[list[dict] | None, str]:
+    """Run `venv`'s jaxlint in its own process group; (parsed JSON or None, error text).
+
+    `pythonpath` reaches the `--examples-from` command through jaxlint, which puts its recording
+    shim before it."""
+    argv = [str(venv / "bin" / "jaxlint"), *args]
+    env = dict(os.environ)
+    if pythonpath is not None:
+        env["PYTHONPATH"] = str(pythonpath)
     with (
         tempfile.TemporaryFile("w+") as out,
         tempfile.TemporaryFile("w+") as err,
-        subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=err, start_new_session=True) as proc,
+        subprocess.Popen(
+            argv, cwd=cwd, env=env, stdout=out, stderr=err, start_new_session=True
+        ) as proc,
     ):
         try:
             code = proc.wait(timeout=max(1.0, timeout))
@@ -162,9 +199,7 @@ def reason_class(finding: Finding) -> str:
     return f"{finding.code} {finding.outcome}: {text[:140]}"
 
 
-def bench_package(
-    name: str, version: str, src: Path, work: Path, budget: float, jobs: int
-) -> PackageResult:
+def bench_package(name: str, version: str, src: Path, work: Path, setup: Setup) -> PackageResult:
     result = PackageResult(name, version)
     copy = work / name
     files = copy_sources(src, copy)
@@ -175,8 +210,12 @@ def bench_package(
     pristine = {f: (copy / f).read_text(encoding="utf-8", errors="replace") for f in files}
     select = ["--select", ",".join(RULES), "--output-format", "json", "--no-cache"]
     start = time.monotonic()
+    budget, jobs = setup.budget, str(setup.jobs)
     lint, error = run_jaxlint(
-        ["check", *select, "--no-verify", "--exit-zero", "--jobs", str(jobs), "."], copy, budget
+        setup.venv,
+        ["check", *select, "--no-verify", "--exit-zero", "--jobs", jobs, "."],
+        copy,
+        budget,
     )
     if lint is None:
         result.errors.append(f"lint pass: {error}")
@@ -185,12 +224,25 @@ def bench_package(
     by_file: dict[str, list[dict]] = defaultdict(list)
     for item in lint:
         by_file[item["path"]].append(item)
+    script = setup.examples / f"{name}_examples.py" if setup.examples else None
+    examples: list[str] = []
+    pythonpath = None
+    if script is not None and script.is_file():
+        # The script imports the package from the copy (PYTHONPATH), so that the recording shim
+        # wraps the functions of the files being fixed, not those of the installed package.
+        examples = ["--examples-from", f"{setup.venv / 'bin' / 'python'} {script}"]
+        pythonpath = _package_root(copy)
+        result.examples = script.name
     for path in sorted(by_file):
         remaining = budget - (time.monotonic() - start)
         fixed, error = (None, "budget spent") if remaining <= 1 else (None, "")
         if not error:
             fixed, error = run_jaxlint(
-                ["check", *select, "--fix", "--jobs", str(jobs), path], copy, remaining
+                setup.venv,
+                ["check", *select, "--fix", "--jobs", jobs, *examples, path],
+                copy,
+                remaining,
+                pythonpath,
             )
         if fixed is None:
             if error.startswith(("timeout", "budget")):
@@ -241,6 +293,21 @@ def bench_package(
     return result
 
 
+def read_verdicts(path: Path) -> dict[tuple[str, str, int, str], str]:
+    """(package, path, line, code) → the hand-triaged verdict (real/false/debatable) of each
+    finding in bench/results/triage.md's findings table."""
+    verdicts: dict[tuple[str, str, int, str], str] = {}
+    if not path.exists():
+        return verdicts
+    row = re.compile(r"^\| \d+ \| ([\w.-]+) \| ([^|\s]+):(\d+) \| (JAX\d+) \| \w+ \| (\w+) \|")
+    for line in path.read_text(encoding="utf-8").splitlines():
+        match = row.match(line)
+        if match:
+            package, file, number, code, verdict = match.groups()
+            verdicts[(package, file, int(number), code)] = verdict
+    return verdicts
+
+
 def share(applied: int, total: int) -> str:
     return f"{applied / total:.0%}" if total else "—"
 
@@ -279,12 +346,17 @@ def report(results: list[PackageResult], elapsed: float, args: argparse.Namespac
     findings = [f for r in results for f in r.findings]
     applied = sum(f.outcome == "applied" for f in findings)
     offered = [f for f in findings if f.kind == "verified"]
+    verdicts = read_verdicts(HERE / "results" / "triage.md")
+    real = [f for f in findings if verdicts.get((f.package, f.path, f.line, f.code)) == "real"]
+    real_applied = sum(f.outcome == "applied" for f in real)
+    untriaged = [f for f in findings if (f.package, f.path, f.line, f.code) not in verdicts]
+    examples = [f"{r.name} ({r.examples})" for r in results if r.examples]
     lines = [
         "# fix_share — verified, applied fixes on real JAX packages",
         "",
         f"Run {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC by "
         f"`bench/fix_share.py` (budget {args.budget:g} s per package, --jobs {args.jobs}), "
-        f"Python {platform.python_version()}, {_jax_version()}, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()}, {_jax_version(args.venv)}, {os.cpu_count()} CPUs, "
         f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}; {elapsed:.0f} s in all; "
         f"jaxlint {_jaxlint_state()}.",
         "",
@@ -294,9 +366,18 @@ def report(results: list[PackageResult], elapsed: float, args: argparse.Namespac
         "but verification refused it; *refused* = jaxlint made no rewrite (suggestion only); "
         "*budget* = not reached within the package's time budget.",
         "",
-        f"**{applied} of {len(findings)} findings ({share(applied, len(findings))}) got a "
-        f"verified, applied fix**; {len(offered)} had a verified-kind rewrite offered "
-        f"({share(applied, len(offered))} of those applied).",
+        f"jaxlint ran from `{_shown(args.venv)}`; recorded signatures "
+        + (
+            f"(`--examples-from` the script in `bench/examples/`) for {', '.join(examples)}."
+            if examples
+            else "not used."
+        ),
+        "",
+        f"**{real_applied} of the {len(real)} real findings ({share(real_applied, len(real))}) "
+        f"got a verified, applied fix** (verdicts from `bench/results/triage.md`; "
+        f"{len(untriaged)} findings not triaged there). Over all {len(findings)} findings: "
+        f"{applied} applied ({share(applied, len(findings))}); {len(offered)} had a "
+        f"verified-kind rewrite offered ({share(applied, len(offered))} of those applied).",
         "",
         "## Packages",
         "",
@@ -322,7 +403,10 @@ def report(results: list[PackageResult], elapsed: float, args: argparse.Namespac
         lines.append(f"### {len(members)} × {key}")
         lines.append("")
         for f in members:
-            lines.append(f"- `{f.package}/{f.path}:{f.line}` — {f.reason or '(no reason given)'}")
+            verdict = verdicts.get((f.package, f.path, f.line, f.code), "untriaged")
+            lines.append(
+                f"- `{f.package}/{f.path}:{f.line}` ({verdict}) — {f.reason or '(no reason given)'}"
+            )
         lines.append("")
     lines += ["## Applied fixes", ""]
     if not applied:
@@ -338,6 +422,10 @@ def report(results: list[PackageResult], elapsed: float, args: argparse.Namespac
         for rel, diff in sorted(r.diffs.items()):
             lines += [f"### {r.name}/{rel}", "", "```diff", diff.rstrip("\n"), "```", ""]
     return "\n".join(lines)
+
+
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
 def _jaxlint_state() -> str:
@@ -357,8 +445,8 @@ def _jaxlint_state() -> str:
     return f"at {head} + uncommitted jaxlint/ changes (sha1 {digest})"
 
 
-def _jax_version() -> str:
-    python = ROOT / ".venv" / "bin" / "python"
+def _jax_version(venv: Path) -> str:
+    python = venv / "bin" / "python"
     try:
         done = subprocess.run(
             [str(python), "-c", "import jax; print(jax.__version__)"],
@@ -378,9 +466,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--packages", help="comma-separated subset of the pinned names")
     parser.add_argument("--budget", type=float, default=240.0, help="seconds per package")
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "fix_share.md")
+    parser.add_argument("--out", type=Path, help="default: bench/results/fix_share[_examples].md")
     parser.add_argument("--keep", type=Path, help="keep the fixed copies in this folder")
+    parser.add_argument(
+        "--venv",
+        type=Path,
+        default=DEFAULT_VENV if DEFAULT_VENV.is_dir() else ROOT / ".venv",
+        help="the venv jaxlint runs from (default: bench/realcode-venv, made by "
+        "bench/setup_realcode_env.sh, where the packages' dependencies are installed)",
+    )
+    parser.add_argument(
+        "--examples",
+        action="store_true",
+        help="record signatures with --examples-from bench/examples/<package>_examples.py "
+        "where it exists",
+    )
     args = parser.parse_args(argv)
+    if args.out is None:
+        args.out = HERE / "results" / ("fix_share_examples.md" if args.examples else "fix_share.md")
+    setup = Setup(args.venv, args.budget, args.jobs, HERE / "examples" if args.examples else None)
 
     pins = read_pins(args.pins)
     if args.packages:
@@ -395,7 +499,7 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     try:
         for name, version, _ in pins:
-            res = bench_package(name, version, args.corpus / name, work, args.budget, args.jobs)
+            res = bench_package(name, version, args.corpus / name, work, setup)
             results.append(res)
             counts = Counter(f.outcome for f in res.findings)
             print(

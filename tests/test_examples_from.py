@@ -7,6 +7,8 @@ commands directly (with NumPy only, so they need no JAX).
 
 from __future__ import annotations
 
+import base64
+import dataclasses
 import json
 import os
 import shlex
@@ -14,7 +16,9 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
 from jaxlint.cache import project_root
@@ -149,6 +153,84 @@ def test_recorded_signatures_verify_the_fix_and_the_cache_keeps_them(project: Pa
     assert FIXED in (project / "mod.py").read_text()
 
 
+SIM_MODULE = textwrap.dedent(
+    """\
+    from functools import partial
+    from typing import NamedTuple
+
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+
+    class State(NamedTuple):
+        x: jax.Array
+        count: jax.Array
+
+
+    class Settings:
+        def __init__(self, damping):
+            self.damping = damping
+
+
+    class Integrator:
+        def __init__(self, ts, settings):
+            if not np.all(np.diff(np.asarray(ts)) > 0):
+                raise ValueError("ts must be increasing")
+            self.ts = jnp.asarray(ts)
+            self.settings = settings
+
+        @partial(jax.jit, static_argnums=0)
+        def run(self, state, key):
+            noise = jax.random.normal(key, state.x.shape) * self.settings.damping
+            x = state.x + noise * (self.ts[-1] - self.ts[0])
+            print("x", x)
+            return State(x, state.count + 1)
+    """
+)
+
+SIM_SCRIPT = textwrap.dedent(
+    """\
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    from sim import Integrator, Settings, State
+
+    sim = Integrator(np.linspace(0.0, 1.0, 11).astype("float32"), Settings(0.1))
+    state = State(jnp.zeros(3), jnp.zeros((), jnp.int32))
+    key = jax.random.key(0)
+    for _ in range(2):
+        key, sub = jax.random.split(key)
+        state = sim.run(state, sub)
+    """
+)
+
+
+@needs_jax
+def test_recorded_objects_keys_and_array_contents_are_rebuilt(tmp_path: Path) -> None:
+    # The constructor needs an increasing time grid (recorded with its contents) and a settings
+    # object (pickled); the method takes a NamedTuple (its structure over fresh leaves) and a
+    # typed PRNG key. None of these can come from the ladder.
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'sim'\n")
+    (tmp_path / "sim.py").write_text(SIM_MODULE)
+    (tmp_path / "run_sim.py").write_text(SIM_SCRIPT)
+    select = ("check", "--select", "JAX201", "--fix", "--output-format", "json")
+    without = jaxlint(tmp_path, *select, "sim.py")
+    assert verification(without, "JAX201")["verification"]["status"] == "unverifiable"
+    assert (tmp_path / "sim.py").read_text() == SIM_MODULE
+
+    recorded = jaxlint(tmp_path, *select, "--examples-from", command("run_sim.py"), "sim.py")
+    assert "Traceback" not in recorded.stderr
+    fix = verification(recorded, "JAX201")
+    assert fix["applied"], fix
+    reason = fix["verification"]["reason"]
+    assert "inputs: 1 recorded signature" in reason
+    assert "Integrator(ts: float32[11], settings: a recorded object)" in reason
+    assert "state: State(float32[3], int32[]), key: key<fry>[]" in reason
+    assert 'jax.debug.print("x {x!s}", x=x)' in (tmp_path / "sim.py").read_text()
+
+
 @needs_jax
 def test_a_failing_command_says_so_and_falls_back(project: Path) -> None:
     failing = command("-c", "import sys; print('boom'); sys.exit(1)")
@@ -244,20 +326,33 @@ def test_recorder_records_trees_values_and_constructor_arguments(numpy_project: 
     ]
     step = [json.loads(r) for r in outcome.records[refs[0]]]
     assert len(step) == 2
+    ones = base64.b64encode(np.ones((3, 2)).tobytes()).decode("ascii")  # small: contents kept
     assert step[0]["args"][0] == {
         "t": "dict",
         "keys": ["w"],
-        "items": [{"t": "array", "shape": [3, 2], "dtype": "float64"}],
+        "items": [{"t": "array", "shape": [3, 2], "dtype": "float64", "data": ones}],
     }
-    assert step[0]["args"][1]["items"][0] == {"t": "array", "shape": [5, 3], "dtype": "float32"}
+    x = step[0]["args"][1]["items"][0]
+    assert {k: x[k] for k in ("t", "shape", "dtype")} == {
+        "t": "array",
+        "shape": [5, 3],
+        "dtype": "float32",
+    }
     assert step[0]["args"][2] == {"t": "value", "v": 2.0}
     assert step[0]["kwargs"] == {"mode": {"t": "value", "v": "sum"}}
     assert step[1]["args"][1]["items"][0]["shape"] == [2, 3]
     (apply,) = [json.loads(r) for r in outcome.records[refs[1]]]
     assert apply["args"] == [
-        {"t": "array", "shape": [4], "dtype": "float64"},
+        {
+            "t": "array",
+            "shape": [4],
+            "dtype": "float64",
+            "data": base64.b64encode(np.arange(4.0).tobytes()).decode("ascii"),
+        },
         {"t": "value", "v": True},
     ]
+    pickled_self = base64.b64decode(apply["self"]["data"])  # `self` as it was, pickled
+    assert apply["self"]["t"] == "pickle" and b"Model" in pickled_self and b"width" in pickled_self
     assert apply["init"] == {
         "args": [{"t": "value", "v": 3}],
         "kwargs": {"bias": {"t": "value", "v": 1.5}},
@@ -400,3 +495,40 @@ def test_records_become_bindings_with_the_recorded_structure() -> None:
         binding(inspect.signature(step), {"opaque": "a flax.core.FrozenDict"})
     with pytest.raises(NotRebuildable):
         binding(inspect.signature(step), {"args": [], "kwargs": {}})  # params is missing
+
+
+@dataclasses.dataclass
+class _Particle:
+    """A pytree with a static field, as `self` of a recorded method (see the test below)."""
+
+    position: Any
+    mass: float = dataclasses.field(metadata={"static": True})
+
+
+def test_a_recorded_self_is_rebuilt_over_fresh_leaves() -> None:
+    jax = pytest.importorskip("jax")
+    import inspect
+
+    from jaxlint.verify import record_shim
+    from jaxlint.verify.recorded import InstanceBinding, recorded_calls
+
+    particle_type = jax.tree_util.register_dataclass(_Particle)
+    particle = particle_type(jax.numpy.ones(3), 2.0)
+    encoded = record_shim._encode_object(particle, [100], 0)
+    assert encoded["t"] == "skeleton"  # the object with placeholder leaves, pickled
+    assert encoded["leaves"][0]["shape"] == [3]
+    record = json.dumps({"args": [], "kwargs": {}, "init": None, "self": encoded})
+
+    def method():  # the method's signature without `self`, as verification reads it
+        pass
+
+    ((init, call, why),) = list(
+        recorded_calls(inspect.signature(method), inspect.signature(_Particle), [record])
+    )
+    assert why == "" and isinstance(init, InstanceBinding)
+    rebuilt = init.instance(0)
+    assert type(rebuilt) is _Particle and rebuilt.mass == 2.0  # the static field as recorded
+    assert (rebuilt.position == 1).all()  # a small concrete leaf: its contents, as recorded
+    nearby = init.instance(1).position  # in later input sets, floats within 1%
+    assert not (nearby == 1).all() and (abs(nearby - 1) < 0.05).all()
+    assert (init.instance(1).position == nearby).all()  # the same every run

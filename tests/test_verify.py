@@ -171,6 +171,32 @@ PERCENT_PRINT = """
         print("rmse = %s" % jnp.sqrt(err))
         return err
 """
+VMAPPED_PRINT = """
+    from functools import partial
+
+    import jax
+    import jax.numpy as jnp
+
+    TABLE = jnp.array([[0.0, 1.0], [1.0, 0.0], [0.5, 0.5]])
+
+    @partial(jax.vmap, in_axes=[0, None])
+    def lookup(action: jax.Array, scale: float):
+        print("action", action, action.shape)
+        return TABLE[action % 3] * scale
+"""
+VMAPPED_DEBUG_PRINT = """
+    from functools import partial
+
+    import jax
+    import jax.numpy as jnp
+
+    TABLE = jnp.array([[0.0, 1.0], [1.0, 0.0], [0.5, 0.5]])
+
+    @partial(jax.vmap, in_axes=[0, None])
+    def lookup(action: jax.Array, scale: float):
+        jax.debug.print("action {action!s} {}", str(action.shape), action=action, ordered=True)
+        return TABLE[action % 3] * scale
+"""
 PERCENT_PRINT_TRACER_TEXT = """
     import jax
     import jax.numpy as jnp
@@ -220,6 +246,14 @@ MAIN_REQUESTS = [
     request("loss-one-step", SQUARED_LOSS, SQUARED_LOSS_ONE_STEP, "squared_loss", "JAX101"),
     request("enumerate-arange", DISCOUNTED, DISCOUNTED_ARANGE, "discounted", "JAX101"),
     request("print-tracer-text", PERCENT_PRINT, PERCENT_PRINT_TRACER_TEXT, "report", "JAX201"),
+    request("vmapped-print", VMAPPED_PRINT, VMAPPED_DEBUG_PRINT, "lookup", "JAX201"),
+    request(
+        "vmapped-print-wrong",
+        VMAPPED_PRINT,
+        VMAPPED_DEBUG_PRINT.replace("action=action", "action=action + 1"),
+        "lookup",
+        "JAX201",
+    ),
     request("bool-doubling", QUICK, QUICK.replace("x * 2", "x + x"), "double", "JAX101"),
     request("rejects-ints", REJECTS_INTS, "def halve(x):\n    return x / 2\n", "halve", "X"),
     request("flag-ignored", FLAGGED, FLAG_IGNORED, "scale", "X"),
@@ -404,6 +438,17 @@ def test_print_rewrite_is_verified(results: dict[str, VerifyResult]) -> None:
     assert result.status == "verified", result.reason
     assert result.inputs_passed == result.inputs_tried >= 11
     assert result.eqns_after == result.eqns_before + 1  # the debug_print equation
+
+
+def test_print_in_a_vmapped_function_is_compared_per_element(
+    results: dict[str, VerifyResult],
+) -> None:
+    # Unstaged, the original prints a batch tracer even under disable_jit; the reference is what
+    # the function under `vmap` prints on each element, which the rewrite prints too.
+    assert results["vmapped-print"].status == "verified", results["vmapped-print"].reason
+    wrong = results["vmapped-print-wrong"]
+    assert wrong.status == "failed"
+    assert "printed text differs" in wrong.reason and "Tracer" not in wrong.reason
 
 
 def test_only_needed_definitions_run(results: dict[str, VerifyResult]) -> None:

@@ -532,3 +532,14 @@ def test_call_site_interpreter_allows_only_constructors_and_literals() -> None:
     ):
         with pytest.raises(_Unsafe):
             evaluate(refused)
+
+
+def _grid_step(grid, action, table, scale):
+    nodes = grid.flatten()
+    return table[action % 4] * scale, ~nodes
+
+
+def test_indices_and_inverted_masks_ask_for_integer_and_bool_data() -> None:
+    from jaxlint.verify.inputs import data_dtypes
+
+    assert data_dtypes(_grid_step) == {"action": "int32", "grid": "bool"}

@@ -8,6 +8,7 @@ from jaxlint.analysis.cst_text import code_of, count_statements
 from jaxlint.analysis.jax_api import CONSTANT_CONSTRUCTORS
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
+from jaxlint.engine.edits import Refusal
 from jaxlint.engine.rule import Rule, UnitContext
 from jaxlint.rules._codegen import names_in
 from jaxlint.rules.jax101_map_rewrite import map_edit, stacked_comprehension, sum_edit
@@ -90,7 +91,7 @@ class PythonLoopOverArray(Rule):
                 f"comprehension over {source} (length known only at trace time) is unrolled "
                 "once per element; use jax.vmap or an array expression",
                 end_node=node.iter,
-                fix=map_edit(stacker[0], stacker[1], self.context) if stacker else None,
+                fix=map_edit(stacker[0], stacker[1], self.context) if stacker else UNSTACKED,
             )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -153,6 +154,10 @@ class PythonLoopOverArray(Rule):
         return None
 
 
+UNSTACKED = Refusal(
+    "the list is used as a list (not stacked at once by jnp.stack/jnp.array), so it has no "
+    "lax.map form; compute the rows as one array (jax.vmap) where the code allows"
+)
 CONCRETIZERS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"})
 
 

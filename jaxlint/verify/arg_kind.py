@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -10,7 +12,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-Kind = Literal["array", "float", "int", "bool", "key", "dict", "value", "struct", "tuple"]
+Kind = Literal[
+    "array", "float", "int", "bool", "key", "dict", "value", "struct", "tuple", "tree", "pickled"
+]
 
 
 @dataclass(frozen=True)
@@ -22,10 +26,14 @@ class ArgKind:
     shape: tuple[int, ...] = ()
     dtype: str = "float32"
     keys: tuple[str, ...] = ()  # a dict of arrays with these keys (`batch["x"]` in the body)
-    value: Any = None  # kind "value": this Python value (a default or a call site's literal)
+    # kind "value": this Python value (a default or a call site's literal); kind "array": the
+    # recorded contents (bytes, C order) of a concrete argument `--examples-from` saw, or None
+    value: Any = None
     # kinds "struct", "tuple" and per-key "dict": each field (key, index) and its kind
     items: tuple[tuple[str, ArgKind], ...] = ()
-    cls: Any = None  # kind "struct": the class called with the fields as keywords; "tuple": list
+    # kind "struct": the class called with the fields as keywords; "tuple": list; "tree": the
+    # PyTreeDef the leaves (items) are unflattened with; "pickled": the loader of `value` (bytes)
+    cls: Any = None
     origin: str = ""  # where the kind comes from when not the ladder: "call at line 12"
 
     def describe(self) -> str:
@@ -52,6 +60,13 @@ class ArgKind:
             if self.cls is list:
                 return f"[{inner}]"
             return f"({inner},)" if len(self.items) == 1 else f"({inner})"
+        if self.kind == "tree":
+            leaves = ", ".join(k.describe() for _, k in self.items)
+            return f"{_node_name(self.cls)}({leaves})"
+        if self.kind == "pickled":
+            return "a recorded object"
+        if self.kind == "key" and self.dtype.startswith("key<"):
+            return f"{self.dtype}[{','.join(map(str, self.shape))}]"
         if self.kind == "value":
             shape, dtype = getattr(self.value, "shape", None), getattr(self.value, "dtype", None)
             if isinstance(shape, tuple) and dtype is not None:  # a call site's PRNG key
@@ -69,7 +84,8 @@ class ArgKind:
             return self._mapped(lambda k: k.resized(old, new))
         if self.kind not in ("array", "dict") or old not in self.shape:
             return self
-        return replace(self, shape=tuple(new if d == old else d for d in self.shape))
+        shape = tuple(new if d == old else d for d in self.shape)
+        return replace(self, shape=shape, value=None)
 
     def retyped(self, dtype: str) -> ArgKind:
         """The same kind with float32 data made `dtype`."""
@@ -77,7 +93,7 @@ class ArgKind:
             return self._mapped(lambda k: k.retyped(dtype))
         if self.kind not in ("array", "dict") or self.dtype != "float32":
             return self
-        return replace(self, dtype=dtype)
+        return replace(self, dtype=dtype, value=None)
 
     def shapes(self) -> Iterator[tuple[int, ...]]:
         """The shapes of the arrays this kind makes (inside containers too)."""
@@ -110,8 +126,17 @@ class ArgKind:
             return _INTS[set_index % len(_INTS)]
         if self.kind == "bool":
             return set_index % 2 == 0
+        if self.kind == "key" and self.dtype.startswith("key<"):  # a typed key array
+            key = jax.random.key(seed, impl=_key_impl(self.dtype))
+            count = int(np.prod(self.shape))
+            return jax.random.split(key, count).reshape(self.shape) if self.shape else key
         if self.kind == "key":
             return jax.random.PRNGKey(seed)
+        if self.kind == "pickled":
+            return self.cls(self.value)
+        if self.kind == "tree":
+            leaves = [k.make(set_index, seed + 7 * i + 1) for i, (_, k) in enumerate(self.items)]
+            return jax.tree_util.tree_unflatten(self.cls, leaves)
         if self.items:
             values = {n: k.make(set_index, seed + 7 * i + 1) for i, (n, k) in enumerate(self.items)}
             if self.kind == "struct":
@@ -128,6 +153,8 @@ class ArgKind:
             return {key: leaf.make(set_index, seed + 7 * n) for n, key in enumerate(self.keys)}
         rng = np.random.RandomState(seed)
         dtype = jnp.dtype(self.dtype)
+        if self.value is not None:
+            return jnp.asarray(_near(self.value, dtype, self.shape, set_index, rng))
         if jnp.issubdtype(dtype, jnp.bool_):
             values = rng.rand(*self.shape) > 0.5
         elif jnp.issubdtype(dtype, jnp.integer):
@@ -138,6 +165,36 @@ class ArgKind:
         else:
             values = rng.standard_normal(self.shape)
         return jnp.asarray(values, dtype=dtype)
+
+
+_KEY_IMPLS = ("threefry2x32", "rbg", "unsafe_rbg", "philox4x32", "threefry4x32")
+
+
+@functools.cache
+def _key_impl(dtype: str) -> str:
+    """The PRNG implementation a typed key's dtype names (`key<fry>` → `threefry2x32`)."""
+    for impl in _KEY_IMPLS:
+        with contextlib.suppress(Exception):
+            if str(jax.random.key(0, impl=impl).dtype) == dtype:
+                return impl
+    raise ValueError(f"no PRNG implementation has keys of dtype {dtype}")
+
+
+def _near(data: bytes, dtype: Any, shape: tuple[int, ...], set_index: int, rng: Any) -> Any:
+    """Recorded contents: as recorded in the first input set; floats within 1% in the others
+    (a time grid stays sorted, a covariance positive definite), integers and bools as recorded."""
+    values = np.frombuffer(data, dtype=dtype).reshape(shape).copy()
+    if set_index and jnp.issubdtype(dtype, jnp.inexact):
+        values = values * (1 + 0.01 * rng.standard_normal(shape)).astype(values.real.dtype)
+    return values
+
+
+def _node_name(treedef: Any) -> str:
+    """The class name of a tree structure's root node (`State`), or `tree`."""
+    node_data = getattr(treedef, "node_data", None)
+    data = node_data() if callable(node_data) else None
+    cls = data[0] if isinstance(data, tuple) and data else None
+    return getattr(cls, "__name__", "tree")
 
 
 _FLOATS = (2.0, 0.5, -1.25, 1.5, 3.0)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import ast
 import dataclasses
 import importlib
-import linecache
 import math
 from collections.abc import Iterator
 from typing import Any
@@ -30,7 +29,7 @@ import numpy as np
 from jaxlint.analysis.jax_api import DTYPE_NAMES
 from jaxlint.verify.arg_kind import ArgKind
 from jaxlint.verify.classes import Resolver, is_project_class
-from jaxlint.verify.namespace import last_name
+from jaxlint.verify.namespace import last_name, source_tree
 
 MAX_CALLS = 32  # calls of the target read per module
 MAX_SITE_KINDS = 4  # kinds per parameter
@@ -99,9 +98,7 @@ def call_site_kinds(
 ) -> dict[str, tuple[ArgKind, ...]]:
     """Parameter → kinds of what the module's calls of `name(...)` pass for it, first call first."""
     try:
-        code = function.__code__  # type: ignore[attr-defined]
-        source = "".join(linecache.getlines(code.co_filename))
-        tree = ast.parse(source)
+        _, tree = source_tree(function)
     except (AttributeError, TypeError, SyntaxError, ValueError):
         return {}
     evaluator = _Evaluator(tree, resolver)

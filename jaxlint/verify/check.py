@@ -7,10 +7,12 @@ import inspect
 import io
 import itertools
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 import jax
@@ -26,6 +28,7 @@ from jaxlint.verify.inputs import (
     DimTable,
     call_site_values,
     candidate_bindings,
+    data_dtypes,
     parameters,
     subscript_keys,
     variants,
@@ -37,9 +40,11 @@ from jaxlint.verify.namespace import (
     describe_exception,
     package_context,
     resolve_target,
+    vmap_in_axes,
     x64_setting,
 )
 from jaxlint.verify.protocol import VerifyRequest, VerifyResult
+from jaxlint.verify.recorded import Home, InstanceBinding, recorded_calls
 from jaxlint.verify.shape_solver import with_solved
 
 MIN_INPUT_SETS = 3
@@ -157,6 +162,9 @@ def _check(request: VerifyRequest, old_name: str, new_name: str) -> VerifyResult
         original = resolve_target(old_module, request.target)
     except NamespaceError as exc:
         raise _Unverifiable(f"original {request.target}: {exc}") from exc
+    vmapped, in_axes = vmap_in_axes(request.original_source, request.target)
+    if vmapped and original.function is not None:
+        original = replace(original, vmapped=True, in_axes=in_axes)
     try:
         new_module = build_module(
             request.rewritten_source,
@@ -191,7 +199,10 @@ def _check(request: VerifyRequest, old_name: str, new_name: str) -> VerifyResult
         if outcome.failure:
             raise _Failed(outcome.failure)
         if original.is_instance_method:
-            measured.notes.extend(_check_mutations(original, rewritten, plans[0]))
+            # Only JAX301 changes how the method is staged; other rewrites keep its decorators,
+            # and a cache on `self` the original as written has is not theirs to remove.
+            as_written = comparer.jitted() if request.fix_code != "JAX301" else None
+            measured.notes.extend(_check_mutations(original, rewritten, plans[0], as_written))
         if request.require_fewer_eqns:
             _require_fewer_eqns(measured)
         reason = _summary(original, plans, comparer, measured)
@@ -224,8 +235,20 @@ def _signature(target: Target) -> inspect.Signature:
 def _instance(target: Target, init: Binding | None, set_index: int) -> object:
     """A fresh instance of the target's class, built from the input set's constructor arguments."""
     assert target.cls is not None and init is not None
+    if isinstance(init, InstanceBinding):
+        recorded = init.instance(set_index)
+        return recorded if type(recorded) is target.cls else _moved(recorded, target.cls)
     args, kwargs = init.make(set_index)
     return target.cls(*args, **kwargs)
+
+
+def _moved(instance: object, cls: type) -> object:
+    """`instance`'s state in an instance of `cls`: a recorded `self` given the rewritten class
+    (or the original's, when it was recorded from the installed package's class)."""
+    moved = object.__new__(cls)
+    for name, value in vars(instance).items():  # TypeError without a __dict__: unverifiable
+        object.__setattr__(moved, name, value)
+    return moved
 
 
 def _bind(target: Target, init: Binding | None, set_index: int) -> Callable[..., Any]:
@@ -268,6 +291,7 @@ def find_plans(
             dims,
             CALL_LADDER,
             keys=subscript_keys(callable_),
+            dtypes=data_dtypes(callable_),
             function=callable_,  # annotations' classes, and call sites (jaxlint.verify.call_sites)
             method=original.cls is not None,
         )
@@ -336,6 +360,9 @@ def find_plans(
     )
 
 
+_TRACER_TEXT = re.compile(r"Tracer\b|Tracer\(|Traced<")  # how JAX prints a tracer
+
+
 @dataclass(frozen=True)
 class Run:
     """What one call did: its output and what it printed."""
@@ -354,10 +381,50 @@ def _run(
     rewrite is flushed before the capture ends.
     """
     output, printed = _captured(target, init, call, set_index, staged=True)
-    if reference and printed:
+    # Printed without tracers, the eager call's text is the unstaged text already: the
+    # `disable_jit` run (every `lax` loop of the callees as Python, slow) is not needed.
+    if reference and _TRACER_TEXT.search(printed):
         with contextlib.suppress(*_SAFE_ERRORS):  # a lax.cond may take a branch jit would not
             printed = _captured(target, init, call, set_index, staged=False)[1]
+        if target.vmapped and _TRACER_TEXT.search(printed):
+            with contextlib.suppress(*_SAFE_ERRORS):
+                printed = _per_element_prints(target, call, set_index)
     return Run(output, printed)
+
+
+def _per_element_prints(target: Target, call: Binding, set_index: int) -> str:
+    """What a vmapped function prints when run unstaged on each element in turn.
+
+    `jax.disable_jit()` does not undo `vmap`: a print there still shows a batch tracer. The
+    function under the decorator, called on each slice of the mapped axes, prints what each
+    element's `jax.debug.print` prints.
+    """
+    inner = getattr(target.function, "__wrapped__", None)
+    args, kwargs = call.make(set_index)
+    axes = target.in_axes
+    axes = axes if isinstance(axes, tuple) else (axes,) * len(args)
+    if inner is None or kwargs or len(axes) != len(args):
+        raise ValueError("not a vmap over positional arguments")
+    sizes = {
+        np.shape(leaf)[axis]
+        for arg, axis in zip(args, axes, strict=True)
+        if axis is not None
+        for leaf in jax.tree_util.tree_leaves(arg)
+    }
+    if len(sizes) != 1:
+        raise ValueError("no single mapped size")
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer), jax.disable_jit():
+        for i in range(sizes.pop()):
+            sliced = [
+                arg
+                if axis is None
+                else jax.tree_util.tree_map(partial(jnp.take, indices=i, axis=axis), arg)
+                for arg, axis in zip(args, axes, strict=True)
+            ]
+            jax.block_until_ready(inner(*sliced))
+        jax.effects_barrier()
+    return buffer.getvalue()
 
 
 def _captured(
@@ -535,7 +602,7 @@ class _Comparer:
 
     def _jitted_original_accepts(self, init: Binding | None, call: Binding) -> bool:
         """Does the original as written (jitted) run where the unstaged original fails?"""
-        jitted = self._jitted()
+        jitted = self.jitted()
         if jitted is None:
             return False
         try:
@@ -544,10 +611,10 @@ class _Comparer:
             return False
         return True
 
-    def _jitted(self) -> Target | None:
+    def jitted(self) -> Target | None:
         """The original as written, decorators kept (built on first use)."""
         if self._jitted_original is False:
-            self._jitted_original = _load_jitted_original(self.request)
+            self._jitted_original = _load_jitted_original(self.request, self.original)
         return self._jitted_original if isinstance(self._jitted_original, Target) else None
 
     def _agrees(
@@ -597,7 +664,7 @@ class _Comparer:
         """
         if self.request.fix_code == "JAX201":
             return False
-        jitted = self._jitted()
+        jitted = self.jitted()
         if jitted is None:
             return False
         try:
@@ -611,7 +678,9 @@ def _stacks_nothing(exc: BaseException) -> bool:
     return isinstance(exc, ValueError) and str(exc).startswith("Need at least one array to")
 
 
-def _load_jitted_original(request: VerifyRequest) -> Target | None:
+def _load_jitted_original(request: VerifyRequest, original: Target) -> Target | None:
+    """The original with its decorators, sharing the stripped original's classes (a `State`
+    it returns is the same class as the one the stripped original and the rewrite return)."""
     tag = "".join(c if c.isalnum() else "_" for c in request.request_id)
     try:
         module = build_module(
@@ -621,6 +690,14 @@ def _load_jitted_original(request: VerifyRequest) -> Target | None:
             strip_staging=False,
             module_name=f"_jaxlint_verify_{tag}_jit",
         )
+    except NamespaceError:
+        return None
+    owner = original.function if original.function is not None else original.cls
+    stripped = sys.modules.get(getattr(owner, "__module__", "") or "")
+    if stripped is not None:
+        source = request.original_source
+        share_classes(stripped, module, source, source, request.target)
+    try:
         return resolve_target(module, request.target)
     except NamespaceError:
         return None
@@ -631,10 +708,13 @@ def _excerpt(text: str, limit: int = 80) -> str:
     return repr(text)
 
 
-def _check_mutations(original: Target, rewritten: Target, plan: InputPlan) -> list[str]:
+def _check_mutations(
+    original: Target, rewritten: Target, plan: InputPlan, as_written: Target | None = None
+) -> list[str]:
     """Change each constructor-set attribute after a first call: both versions must still agree.
 
-    Catches a rewrite that caches on `self` (a stale jit cache, SPEC JAX306).
+    Catches a rewrite that caches on `self` (a stale jit cache, SPEC JAX306). With `as_written`
+    (the original with its decorators), a rewrite as stale as the original as written agrees.
     """
     set_index = plan.set_indices[0]
     args, kwargs = plan.call.make(set_index)
@@ -642,9 +722,13 @@ def _check_mutations(original: Target, rewritten: Target, plan: InputPlan) -> li
     new_self = _instance(rewritten, plan.init, set_index)
     old_method = getattr(old_self, original.method or "")
     new_method = getattr(new_self, rewritten.method or "")
-    with contextlib.suppress(*_SAFE_ERRORS):  # warm both caches; errors were caught before
+    written_self = _instance(as_written, plan.init, set_index) if as_written else None
+    written_method = getattr(written_self, original.method or "", None)
+    with contextlib.suppress(*_SAFE_ERRORS):  # warm the caches; errors were caught before
         old_method(*args, **kwargs)
         new_method(*args, **kwargs)
+        if written_method is not None:
+            written_method(*args, **kwargs)
     checked = []
     attributes = [name for name in vars(old_self) if name in vars(new_self)]
     for name in itertools.islice(attributes, MAX_MUTATED_ATTRIBUTES):
@@ -653,8 +737,9 @@ def _check_mutations(original: Target, rewritten: Target, plan: InputPlan) -> li
         if changed is None:
             continue
         try:
-            setattr(old_self, name, changed)
-            setattr(new_self, name, changed)
+            for instance in (old_self, new_self, written_self):
+                if instance is not None:
+                    setattr(instance, name, changed)
         except _SAFE_ERRORS:  # a frozen dataclass or a read-only property: nothing to change
             continue
         try:
@@ -670,15 +755,26 @@ def _check_mutations(original: Target, rewritten: Target, plan: InputPlan) -> li
                     f"{describe_exception(exc)}"
                 ) from exc
             comparison = compare_outputs(expected, actual)
-            if not comparison.same:
+            if not comparison.same and not _as_stale(written_method, args, kwargs, actual):
                 raise _Failed(
                     f"stale result after changing self.{name}: {comparison.detail} "
                     "(the rewrite caches on self)"
                 )
             checked.append(name)
-        setattr(old_self, name, value)
-        setattr(new_self, name, value)
+        for instance in (old_self, new_self, written_self):
+            if instance is not None:
+                setattr(instance, name, value)
     return [f"agrees after changing self.{', self.'.join(checked)}"] if checked else []
+
+
+def _as_stale(written: Callable[..., Any] | None, args: Any, kwargs: Any, actual: Any) -> bool:
+    """Does the original as written give what the rewrite gave (its own stale cache)?"""
+    if written is None:
+        return False
+    try:
+        return compare_outputs(written(*args, **kwargs), actual).same
+    except _SAFE_ERRORS:
+        return False
 
 
 def _mutated(value: Any) -> Any:
@@ -764,11 +860,11 @@ def _with_recorded(original: Target, recorded: Sequence[str], max_attempts: int)
 
 def _recorded_plans(original: Target, recorded: Sequence[str]) -> tuple[list[InputPlan], str]:
     """Plans from the recorded signatures the original accepts; and the last problem seen."""
-    from jaxlint.verify.recorded import recorded_calls
-
     try:
         init_signature = inspect.signature(original.cls) if original.cls is not None else None
-        records = list(recorded_calls(_signature(original), init_signature, recorded))
+        records = list(
+            recorded_calls(_signature(original), init_signature, recorded, _home(original))
+        )
     except (TypeError, ValueError) as exc:
         return [], f"cannot read the signature of {original.qualname}: {exc}"
     plans: list[InputPlan] = []
@@ -800,6 +896,21 @@ def _recorded_plans(original: Target, recorded: Sequence[str]) -> tuple[list[Inp
         if len(plans) >= MAX_RECORDED_PLANS:
             break
     return plans, problem
+
+
+def _home(original: Target) -> Home | None:
+    """The original's module as recorded objects name it: `pkg.env` for `pkg/env.py`."""
+    if original.function is not None:
+        names = getattr(original.function, "__globals__", None)
+    else:
+        names = vars(sys.modules.get(getattr(original.cls, "__module__", ""), sys))
+    path = names.get("__file__") if isinstance(names, dict) else None
+    if not path:
+        return None
+    _, package = package_context(path)
+    stem = os.path.splitext(os.path.basename(path))[0]
+    module = package if stem == "__init__" else ".".join(filter(None, (package, stem)))
+    return Home(module, names) if module else None
 
 
 def _ladder_constructor(original: Target) -> Binding | None:

@@ -7,7 +7,6 @@ import dataclasses
 import heapq
 import inspect
 import itertools
-import linecache
 import math
 import types
 import typing
@@ -22,7 +21,7 @@ from jaxlint.verify.classes import (
     module_namespace,
     resolver_for,
 )
-from jaxlint.verify.namespace import last_name
+from jaxlint.verify.namespace import last_name, source_tree
 
 # Axis sizes are named dims, n = 7, d = 3, k = 4, the same in every parameter: `X[i] @ w - y[i]`
 # finds X: (n, d), y: (n,), w: (d,) as well as the square w: (d, d).
@@ -170,6 +169,7 @@ def parameters(
     ladder: tuple[ArgKind, ...],
     keys: dict[str, tuple[str, ...]] | None = None,
     *,
+    dtypes: dict[str, str] | None = None,
     function: object = None,
     site_name: str | None = None,
     method: bool = False,
@@ -181,7 +181,8 @@ def parameters(
     parameter is first tried with what the module's calls of `site_name(...)` pass for it
     (literals and array constructors, jaxlint.verify.call_sites; `obj.name(...)` for a method). A
     parameter the body subscripts with strings (`batch["x"]`, in `keys`) is then tried as a dict
-    of arrays, of the same and of different shapes per key.
+    of arrays, of the same and of different shapes per key. A parameter whose use asks for a
+    dtype (`dtypes`: an index, a mask) is also tried with its float32 kinds in that dtype.
     """
     resolver = resolver_for(function) if function is not None else None
     sites: dict[str, tuple[ArgKind, ...]] = {}
@@ -205,6 +206,9 @@ def parameters(
             if keys and p.name in keys:
                 kinds = dict_kinds(keys[p.name]) + kinds
             kinds = sites.get(p.name, ()) + kinds
+        if dtypes and p.name in dtypes:  # an index or a mask: float data is tried first still
+            retyped = (k.retyped(dtypes[p.name]) for k in kinds)
+            kinds = kinds + tuple(dict.fromkeys(k for k in retyped if k not in kinds))
         params.append(Param(p.name, keyword, kinds))
     return tuple(params)
 
@@ -257,8 +261,7 @@ def subscript_keys(function: object) -> dict[str, tuple[str, ...]]:
     """
     try:
         names = set(inspect.signature(function).parameters)  # type: ignore[arg-type]
-        code = function.__code__  # type: ignore[attr-defined]
-        tree = ast.parse("".join(linecache.getlines(code.co_filename)))
+        _, tree = source_tree(function)
     except (AttributeError, TypeError, SyntaxError, ValueError):
         return {}
     found: dict[str, list[str]] = {}
@@ -276,6 +279,52 @@ def subscript_keys(function: object) -> dict[str, tuple[str, ...]]:
     return {name: tuple(keys) for name, keys in found.items()}
 
 
+def data_dtypes(function: object) -> dict[str, str]:
+    """Parameter name → a dtype its use in the function's body asks for: `int32` for an index
+    (`table[action]`, `x[i % n]`, `.at[idx]`), `bool` for a mask inverted with `~` (also through
+    a name bound to one of its method chains, `nodes = grid.flatten()`)."""
+    try:
+        names = set(inspect.signature(function).parameters)  # type: ignore[arg-type]
+        code, tree = source_tree(function)
+    except (AttributeError, TypeError, SyntaxError, ValueError):
+        return {}
+    body = next(
+        (
+            node
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.name == code.co_name
+            and min([node.lineno, *(d.lineno for d in node.decorator_list)]) == code.co_firstlineno
+        ),
+        None,
+    )
+    nodes = list(ast.walk(body)) if body is not None else []
+    # `nodes = grid.flatten()`: a name bound to a method chain of a parameter stands for it
+    origin = {name: name for name in names}
+    for node in nodes:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            root = node.value
+            while isinstance(root, (ast.Call, ast.Attribute, ast.Subscript)):
+                root = root.func if isinstance(root, ast.Call) else root.value
+            target = node.targets[0]
+            if isinstance(target, ast.Name) and isinstance(root, ast.Name) and root.id in origin:
+                origin.setdefault(target.id, origin[root.id])
+    found: dict[str, str] = {}
+    for node in nodes:
+        if isinstance(node, ast.Subscript):
+            for name in ast.walk(node.slice):
+                if isinstance(name, ast.Name) and name.id in origin:
+                    found.setdefault(origin[name.id], "int32")
+        elif (
+            isinstance(node, ast.UnaryOp)
+            and isinstance(node.op, ast.Invert)
+            and isinstance(node.operand, ast.Name)
+            and node.operand.id in origin
+        ):
+            found.setdefault(origin[node.operand.id], "bool")
+    return found
+
+
 def call_site_values(function: object, name: str, skip_first: bool) -> dict[str, list[Any]]:
     """Parameter → the literal values its module's calls of `name(...)` pass for it.
 
@@ -284,8 +333,7 @@ def call_site_values(function: object, name: str, skip_first: bool) -> dict[str,
     """
     try:
         names = list(inspect.signature(function).parameters)  # type: ignore[arg-type]
-        code = function.__code__  # type: ignore[attr-defined]
-        tree = ast.parse("".join(linecache.getlines(code.co_filename)))
+        _, tree = source_tree(function)
     except (AttributeError, TypeError, SyntaxError, ValueError):
         return {}
     if skip_first:

@@ -58,11 +58,24 @@ class Target:
     function: Callable[..., object] | None = None
     cls: type | None = None
     method: str | None = None
+    # a function decorated with `vmap` (its other staging decorators stripped): the `in_axes`
+    in_axes: tuple[int | None, ...] | int | None = None
+    vmapped: bool = False
 
     @property
     def is_instance_method(self) -> bool:
         """True when calling the target needs an instance of `cls`."""
         return self.cls is not None
+
+
+def source_tree(function: object) -> tuple[types.CodeType, ast.Module]:
+    """The code of `function` under its decorators' wrappers (`vmap` and `functools.wraps` set
+    `__wrapped__`) and the AST of the module it was written in.
+
+    Raises AttributeError, TypeError, SyntaxError or ValueError when there is none.
+    """
+    code = inspect.unwrap(function).__code__  # type: ignore[arg-type, attr-defined]
+    return code, ast.parse("".join(linecache.getlines(code.co_filename)))
 
 
 def decorator_name(node: ast.expr) -> str | None:
@@ -308,6 +321,36 @@ def resolve_target(module: types.ModuleType, target: str) -> Target:
     if not callable(function):
         raise NamespaceError(f"`{target}` is not callable")
     return Target(qualname=target, function=function)
+
+
+def vmap_in_axes(source: str, target: str) -> tuple[bool, tuple[int | None, ...] | int | None]:
+    """(True, in_axes) when the top-level function `target` has one `vmap` decorator whose
+    `in_axes` is a literal int, None, or tuple/list of them (the default 0); else (False, None)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False, None
+    index = _target_statement(tree, target) if "." not in target else None
+    node = tree.body[index] if index is not None else None
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False, None
+    vmaps = [d for d in node.decorator_list if decorator_name(d) == "vmap"]
+    if len(vmaps) != 1:
+        return False, None
+    keywords = vmaps[0].keywords if isinstance(vmaps[0], ast.Call) else []
+    if any(k.arg is None for k in keywords):
+        return False, None
+    given = next((k.value for k in keywords if k.arg == "in_axes"), None)
+    try:
+        axes = 0 if given is None else ast.literal_eval(given)
+    except (ValueError, SyntaxError):
+        return False, None
+    if isinstance(axes, list):
+        axes = tuple(axes)
+    parts = axes if isinstance(axes, tuple) else (axes,)
+    if not all(a is None or type(a) is int for a in parts):
+        return False, None
+    return True, axes
 
 
 def _target_statement(tree: ast.Module, top_name: str) -> int | None:

@@ -4,11 +4,12 @@ Stdlib only, and loaded by file path (the user's interpreter need not have jaxli
 never imports the `jaxlint` package). It installs an import hook: when a module whose file is a
 verify target's file is executed, the named functions and methods are wrapped. A wrapper records
 each call's argument structure (arrays as shape and dtype, Python scalars, strings and None as
-their values, tuples/lists/dicts as trees), and for methods the arguments `self` was built with,
-then calls through unchanged. Distinct signatures, at most MAX_RECORDS per target, are written as
-JSON to `$JAXLINT_RECORD_DIR/records-<pid>.json` after each new one (so a killed or `os._exit`-ing
-process keeps what it saw). Nothing here may change what the program does: every recording step
-swallows its own errors.
+their values, tuples/lists/dicts as trees, other registered pytrees as their pickled structure and
+leaves, other objects pickled when they hold no tracer), and for methods the arguments `self`
+was built with, then calls through unchanged. Distinct signatures, at most MAX_RECORDS per
+target, are written as JSON to `$JAXLINT_RECORD_DIR/records-<pid>.json` after each new one (so a
+killed or `os._exit`-ing process keeps what it saw). Nothing here may change what the program
+does: every recording step swallows its own errors.
 
 Environment: JAXLINT_RECORD_TARGETS — a JSON file `[{"path": ..., "target": ...}, ...]`;
 JAXLINT_RECORD_DIR — the folder for the records.
@@ -16,12 +17,14 @@ JAXLINT_RECORD_DIR — the folder for the records.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import functools
 import importlib.abc
 import json
 import math
 import os
+import pickle
 import sys
 import threading
 import weakref
@@ -31,6 +34,9 @@ MAX_RECORDS = 8  # distinct signatures per target
 MAX_CALLS = 10_000  # calls looked at per target before recording stops
 MAX_LEAVES = 2_000  # a bigger argument tree is recorded as opaque
 MAX_DEPTH = 20
+MAX_PICKLE_BYTES = 1 << 20  # an object argument recorded by pickle, at most this big
+MAX_CONTENT_ELEMENTS = 4096  # a concrete array this small is recorded with its contents
+LEAF_MARK = "\0jaxlint-leaf:"  # placeholder leaf `i` of a pickled tree skeleton
 
 _lock = threading.RLock()
 _records: dict[str, list[dict[str, Any]]] = {}  # "path::target" → distinct records
@@ -66,7 +72,11 @@ def _encode(value: Any, budget: list[int], depth: int = 0) -> dict[str, Any]:
         budget[0] -= 1
         if budget[0] < 0:
             raise _Opaque("too many leaves")
-        return {"t": "array", "shape": [int(d) for d in shape], "dtype": str(dtype)}
+        encoded = {"t": "array", "shape": [int(d) for d in shape], "dtype": str(dtype)}
+        contents = _contents(value)
+        if contents is not None:
+            encoded["data"] = contents
+        return encoded
     if type(value) in (tuple, list):
         return {
             "t": type(value).__name__,
@@ -81,7 +91,64 @@ def _encode(value: Any, budget: list[int], depth: int = 0) -> dict[str, Any]:
             "keys": keys,
             "items": [_encode(value[k], budget, depth + 1) for k in keys],
         }
-    raise _Opaque(f"a {type(value).__module__}.{type(value).__qualname__}")
+    return _encode_object(value, budget, depth)
+
+
+def _contents(value: Any) -> str | None:
+    """The bytes of a small concrete array (a time grid, an index table), base64; None for a
+    tracer, a PRNG key or a big array, of which only shape and dtype are recorded."""
+    if any(c.__name__.endswith("Tracer") for c in type(value).__mro__):
+        return None
+    numpy = sys.modules.get("numpy")
+    size = getattr(value, "size", None)
+    if numpy is None or not isinstance(size, int) or size > MAX_CONTENT_ELEMENTS:
+        return None
+    try:
+        array = numpy.asarray(value)
+        if array.dtype.kind not in "biufc":
+            return None
+        return base64.b64encode(numpy.ascontiguousarray(array).tobytes()).decode("ascii")
+    except Exception:  # noqa: BLE001 — a deleted buffer, an exotic array type: shape only
+        return None
+
+
+def _encode_object(value: Any, budget: list[int], depth: int) -> dict[str, Any]:
+    """A registered pytree (dataclass, NamedTuple, flax.struct, equinox Module…) as its structure
+    and encoded leaves; any other object whose pickle holds no tracer, pickled."""
+    name = f"a {type(value).__module__}.{type(value).__qualname__}"
+    jax = sys.modules.get("jax")
+    tree_util = getattr(jax, "tree_util", None)
+    if tree_util is not None:
+        leaves, treedef = tree_util.tree_flatten(value)
+        if treedef.num_nodes > 1:
+            encoded = [_encode(leaf, budget, depth + 1) for leaf in leaves]
+            return {**_structure(tree_util, treedef, len(leaves), name), "leaves": encoded}
+    try:
+        data = pickle.dumps(value)
+    except Exception as exc:  # a tracer inside, a lock, a generator…
+        raise _Opaque(name) from exc
+    if len(data) > MAX_PICKLE_BYTES:
+        raise _Opaque(f"{name} of {len(data)} bytes pickled")
+    return {"t": "pickle", "data": base64.b64encode(data).decode("ascii")}
+
+
+def _structure(tree_util: Any, treedef: Any, count: int, name: str) -> dict[str, Any]:
+    """A tree structure that loads back as the same structure.
+
+    First the object itself with placeholder leaves, pickled (its class's own pickling keeps
+    what the tree's aux data holds by identity, such as equinox's `MISSING`); else the
+    PyTreeDef pickled, when it compares equal once loaded.
+    """
+    marks = [f"{LEAF_MARK}{i}" for i in range(count)]
+    with contextlib.suppress(Exception):
+        data = pickle.dumps(treedef.unflatten(marks))
+        if len(data) <= MAX_PICKLE_BYTES and tree_util.tree_leaves(pickle.loads(data)) == marks:
+            return {"t": "skeleton", "data": base64.b64encode(data).decode("ascii")}
+    with contextlib.suppress(Exception):
+        data = pickle.dumps(treedef)
+        if pickle.loads(data) == treedef:
+            return {"t": "tree", "treedef": base64.b64encode(data).decode("ascii")}
+    raise _Opaque(f"{name} whose tree structure cannot be recorded")
 
 
 def _encode_call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -117,17 +184,30 @@ def _record(key: str, args: tuple[Any, ...], kwargs: dict[str, Any], owner: Any 
             record = _encode_call(args, kwargs)
             if owner is not None:
                 record["init"] = _init_of(owner)
-            text = json.dumps(record, sort_keys=True)
+            text = json.dumps(_shape_only(record), sort_keys=True)
             seen = _seen.setdefault(key, set())
             if text in seen:
                 return
             seen.add(text)
+            if owner is not None:  # `self` as it is (a pytree, or pickled), once per signature
+                with contextlib.suppress(_Opaque):
+                    record["self"] = _encode_object(owner, [MAX_LEAVES], 0)
             _records.setdefault(key, []).append(record)
             _write()
     except BaseException:  # noqa: BLE001, S110 — recording must never break the program
         pass
     finally:
         _busy.active = False
+
+
+def _shape_only(encoded: Any) -> Any:
+    """A record without array contents: calls differing only in the data are one signature."""
+    if isinstance(encoded, dict):
+        array = encoded.get("t") == "array"
+        return {k: _shape_only(v) for k, v in encoded.items() if not (array and k == "data")}
+    if isinstance(encoded, list):
+        return [_shape_only(v) for v in encoded]
+    return encoded
 
 
 def _init_of(instance: Any) -> dict[str, Any] | None:
