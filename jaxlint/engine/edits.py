@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from jaxlint.diagnostics import FixKind
+
 Replacement = cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel
 
 
@@ -35,6 +37,9 @@ class Edit:
     # Module-level names the edit defines: two edits of one round must not define the same one
     # (each picked a fresh name against the same text).
     module_names: tuple[str, ...] = ()
+    # This edit's safety when not the rule's: a rule with safe fixes may offer one that must be
+    # verified (JAX102: `max(a, b)` → `jnp.maximum` is safe, a branch → `jnp.where` is verified).
+    kind: FixKind | None = None
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,10 @@ from libcst.metadata import MetadataWrapper
 from jaxlint.analysis.query import Query
 from jaxlint.analysis.scope import FunctionInfo, ModuleIndex
 from jaxlint.diagnostics import FixKind, Severity, Span
+from jaxlint.engine.edits import Edit, Refusal
 
 if TYPE_CHECKING:
     from jaxlint.analysis.unit_summary import UnitSummary
-    from jaxlint.engine.edits import Edit, Refusal
 
 
 class Rule:
@@ -117,6 +117,13 @@ class Finding:
     def level(self) -> str:
         """The severity the diagnostic gets."""
         return self.severity or self.rule.severity
+
+    @property
+    def fix_kind(self) -> FixKind | None:
+        """The safety of this finding's fix: its edit's own, else the rule's."""
+        if isinstance(self.fix, Edit) and self.fix.kind is not None:
+            return self.fix.kind
+        return self.rule.fix_kind
 
 
 class UnitContext(Query):

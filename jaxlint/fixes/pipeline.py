@@ -120,7 +120,7 @@ def _choose(
     for finding in analyzed.findings:
         if not isinstance(finding.fix, Edit):
             continue
-        if finding.rule.fix_kind == "suggestion" and not unsafe_fixes:
+        if finding.fix_kind == "suggestion" and not unsafe_fixes:
             continue
         previous = attempts.get(finding_key(finding))
         if previous is not None and previous.source == analyzed.source:
@@ -144,7 +144,7 @@ def _choose(
         if defined.intersection(edit.module_names):
             continue  # the next round picks another fresh name against the edited text
         defined.update(edit.module_names)
-        if finding.rule.fix_kind == "verified" and edit.verify_target is not None:
+        if finding.fix_kind == "verified" and edit.verify_target is not None:
             # each edit is verified alone: two in one function wait for separate rounds
             if edit.verify_target in verified_targets:
                 continue
@@ -174,7 +174,7 @@ def _decide(
     decided: list[tuple[Finding, Edit | None, Attempt]] = []
     to_verify: list[tuple[Finding, Edit]] = []
     for finding, edit in chosen:
-        if finding.rule.fix_kind != "verified":
+        if finding.fix_kind != "verified":
             decided.append((finding, edit, Attempt(True, None, None)))
         elif not edit.verify_target:
             note = "not verified: only code inside a named function or method can be run"
@@ -256,7 +256,7 @@ def _record(
         path=path,
         span=span,
         fix=Fix(
-            kind=finding.rule.fix_kind or "safe",
+            kind=finding.fix_kind or "safe",
             description=edit.description,
             applied=True,
             verification=attempt.verification,

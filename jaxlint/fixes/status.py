@@ -40,13 +40,13 @@ def fix_status(finding: Finding, attempts: dict[tuple, Attempt]) -> Fix | None:
         attempt = attempts.get(finding_key(finding))
         if attempt is not None:
             return Fix(
-                kind=rule.fix_kind,
+                kind=finding.fix_kind or "safe",
                 description=finding.fix.description,
                 applied=False,
                 verification=attempt.verification,
                 note=attempt.note,
             )
-        return Fix(kind=rule.fix_kind, description=finding.fix.description)
+        return Fix(kind=finding.fix_kind or "safe", description=finding.fix.description)
     return None  # no mechanical rewrite for this finding: its message gives the advice
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from jaxlint.analysis.cst_text import code_of
@@ -10,6 +12,7 @@ from jaxlint.analysis.values import Kind
 from jaxlint.engine.edits import Edit, Refusal
 from jaxlint.engine.rule import Rule, UnitContext
 from jaxlint.rules._codegen import jnp_function_edit
+from jaxlint.rules.jax102_where_rewrite import if_assignment_edit, ternary_edit
 
 ERROR = "TracerBoolConversionError"
 TRUTH_BUILTINS = frozenset(
@@ -60,7 +63,7 @@ class TracedBool(Rule):
         )
 
     def visit_If(self, node: cst.If) -> None:
-        self._test(node.test, "if")
+        self._test(node.test, "if", lambda: if_assignment_edit(node, self.context))
 
     def visit_While(self, node: cst.While) -> None:
         self._test(node.test, "while")
@@ -69,7 +72,7 @@ class TracedBool(Rule):
         self._test(node.test, "assert")
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
-        self._test(node.test, "conditional expression")
+        self._test(node.test, "conditional expression", lambda: ternary_edit(node, self.context))
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         if id(node) in self._covered or not self.context.staged:
@@ -114,14 +117,19 @@ class TracedBool(Rule):
         description = f"{builtin.removeprefix('builtins.')}(a, b) → jnp.{name}(a, b)"
         return jnp_function_edit(self.context, node.func, name, description)
 
-    def _test(self, test: cst.BaseExpression, keyword: str) -> None:
+    def _test(
+        self,
+        test: cst.BaseExpression,
+        keyword: str,
+        fix: Callable[[], Edit | Refusal | None] | None = None,
+    ) -> None:
         if not self.context.staged:
             return
         culprit = self._culprit(test)
         if culprit is None:
             return
         self._cover(test)
-        self._report(test, culprit, keyword)
+        self._report(test, culprit, keyword, fix=fix() if fix is not None else None)
 
     def _culprit(self, test: cst.BaseExpression) -> cst.BaseExpression | None:
         """The part of a test whose truth value Python asks for and that is a tracer."""

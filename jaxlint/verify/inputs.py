@@ -294,7 +294,8 @@ def data_dtypes(function: object) -> dict[str, str]:
             for node in ast.walk(tree)
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
             and node.name == code.co_name
-            and min([node.lineno, *(d.lineno for d in node.decorator_list)]) == code.co_firstlineno
+            # the first decorator's line, or the `def` line once verification stripped the jit
+            and code.co_firstlineno in {node.lineno, *(d.lineno for d in node.decorator_list)}
         ),
         None,
     )

@@ -161,7 +161,7 @@ def verify_targets(files: Iterable[Path], config: object) -> list[TargetRef]:
         for finding in analyzed.findings:
             edit = finding.fix
             if (
-                finding.rule.fix_kind == "verified"
+                finding.fix_kind == "verified"
                 and isinstance(edit, Edit)
                 and edit.verify_target
                 and edit.verify_target not in names
