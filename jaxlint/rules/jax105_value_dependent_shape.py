@@ -7,7 +7,9 @@ import libcst as cst
 from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.jax_api import BOOLEAN_RESULTS, SIZED_BY_VALUES
 from jaxlint.analysis.unit_summary import UnitSummary
-from jaxlint.engine.rule import Rule
+from jaxlint.engine.edits import Edit, Refusal
+from jaxlint.engine.rule import Rule, UnitContext
+from jaxlint.rules.jax105_reduction_rewrite import masked_reduction_edit, reduced_selection
 
 MASK_ERROR = "NonConcreteBooleanIndexError"
 SIZE_ERROR = "ConcretizationTypeError"
@@ -26,7 +28,13 @@ class ValueDependentShape(Rule):
     code = "JAX105"
     name = "value-dependent-shape"
     severity = "error"
+    fix_kind = "verified"
     summary = "boolean-mask indexing or nonzero/unique without size= in traced code"
+
+    def __init__(self, context: UnitContext) -> None:
+        super().__init__(context)
+        # a reduction of a masked selection (`x[m].sum()`), by the id of its subscript
+        self._reduced: dict[int, cst.Call] = {}
 
     @classmethod
     def may_apply(cls, unit: UnitSummary) -> bool:
@@ -44,17 +52,22 @@ class ValueDependentShape(Rule):
         if not (context.certainly_traced(node.value) or _at_of(node.value)):
             return
         where = "`.at[mask]`" if _at_of(node.value) else "boolean-mask indexing"
+        reduction = self._reduced.get(id(node))
         self._report(
             node,
             f"{where} with `{code_of(index.value)}`, a traced boolean mask: the result's size "
             f"would depend on the values, and JAX raises {MASK_ERROR}; use "
             "jnp.where(mask, x, fill) (and reduce over it) instead",
+            fix=masked_reduction_edit(reduction, node, self.context) if reduction else None,
         )
 
     def visit_Call(self, node: cst.Call) -> None:
         context = self.context
         if not context.staged:
             return
+        selection = reduced_selection(node, context)
+        if selection is not None:  # reported, with the fix, when its subscript is visited
+            self._reduced[id(selection)] = node
         qualified = context.resolve(node.func) or ""
         if qualified not in SIZED_BY_VALUES:
             return
@@ -102,9 +115,9 @@ class ValueDependentShape(Rule):
             )
         return False
 
-    def _report(self, node: cst.CSTNode, message: str) -> None:
+    def _report(self, node: cst.CSTNode, message: str, fix: Edit | Refusal | None = None) -> None:
         if not self.context.in_mode_branch(node):
-            self.report(node, message)
+            self.report(node, message, fix=fix)
 
 
 def _at_of(value: cst.BaseExpression) -> bool:
