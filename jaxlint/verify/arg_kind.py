@@ -182,7 +182,8 @@ def _key_impl(dtype: str) -> str:
 
 def _near(data: bytes, dtype: Any, shape: tuple[int, ...], set_index: int, rng: Any) -> Any:
     """Recorded contents: as recorded in the first input set; floats within 1% in the others
-    (a time grid stays sorted, a covariance positive definite), integers and bools as recorded."""
+    (a time grid with even steps stays sorted), integers and bools as recorded. Values the
+    original rejects (a matrix that is no longer symmetric) only cost that input set."""
     values = np.frombuffer(data, dtype=dtype).reshape(shape).copy()
     if set_index and jnp.issubdtype(dtype, jnp.inexact):
         values = values * (1 + 0.01 * rng.standard_normal(shape)).astype(values.real.dtype)

@@ -360,7 +360,7 @@ def find_plans(
     )
 
 
-_TRACER_TEXT = re.compile(r"Tracer\b|Tracer\(|Traced<")  # how JAX prints a tracer
+_TRACER_TEXT = re.compile(r"Tracer\b|Traced<")  # how JAX prints a tracer
 
 
 @dataclass(frozen=True)

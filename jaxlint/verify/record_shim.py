@@ -118,11 +118,13 @@ def _encode_object(value: Any, budget: list[int], depth: int) -> dict[str, Any]:
     name = f"a {type(value).__module__}.{type(value).__qualname__}"
     jax = sys.modules.get("jax")
     tree_util = getattr(jax, "tree_util", None)
-    if tree_util is not None:
-        leaves, treedef = tree_util.tree_flatten(value)
-        if treedef.num_nodes > 1:
-            encoded = [_encode(leaf, budget, depth + 1) for leaf in leaves]
-            return {**_structure(tree_util, treedef, len(leaves), name), "leaves": encoded}
+    try:
+        leaves, treedef = tree_util.tree_flatten(value) if tree_util is not None else ([], None)
+    except Exception:  # noqa: BLE001 — a flatten rule that fails: treated as any other object
+        treedef = None
+    if treedef is not None and treedef.num_nodes > 1:
+        encoded = [_encode(leaf, budget, depth + 1) for leaf in leaves]
+        return {**_structure(tree_util, treedef, len(leaves), name), "leaves": encoded}
     try:
         data = pickle.dumps(value)
     except Exception as exc:  # a tracer inside, a lock, a generator…
