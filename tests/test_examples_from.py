@@ -532,3 +532,15 @@ def test_a_recorded_self_is_rebuilt_over_fresh_leaves() -> None:
     nearby = init.instance(1).position  # in later input sets, floats within 1%
     assert not (nearby == 1).all() and (abs(nearby - 1) < 0.05).all()
     assert (init.instance(1).position == nearby).all()  # the same every run
+
+
+def test_a_command_setting_its_own_pythonpath_is_still_recorded(numpy_project: Path) -> None:
+    # `env PYTHONPATH=lib python script.py` replaces the PYTHONPATH jaxlint gives the command
+    (numpy_project / "lib").mkdir()
+    (numpy_project / "mod.py").rename(numpy_project / "lib" / "mod.py")
+    refs = refs_for(numpy_project, "step", name="lib/mod.py")
+    cmd = shlex.join(
+        ["env", "-u", "JAXLINT_UNUSED", "PYTHONPATH=lib", sys.executable, "script.py", "out.txt"]
+    )
+    outcome = record_examples(cmd, refs, timeout_s=120, cwd=str(numpy_project))
+    assert outcome.messages[0].endswith("recorded 2 signatures of 1/1 function"), outcome.messages

@@ -208,6 +208,7 @@ def record_examples(
         env["PYTHONPATH"] = os.pathsep.join(p for p in (shim_dir, env.get("PYTHONPATH", "")) if p)
         env["JAXLINT_RECORD_TARGETS"] = targets_file
         env["JAXLINT_RECORD_DIR"] = out_dir
+        argv = _shim_first(argv, shim_dir)
         problem = _run(argv, env, timeout_s, cwd, os.path.join(work, "output.log"))
         raw = _read_records(out_dir)
     by_key = {f"{os.path.realpath(r.path)}::{r.target}": r for r in refs}
@@ -234,6 +235,28 @@ def record_examples(
     else:
         outcome.messages.append(f"{label}: recorded {got}")
     return outcome
+
+
+def _shim_first(argv: list[str], shim_dir: str) -> list[str]:
+    """`env PYTHONPATH=src pytest` sets its own PYTHONPATH, which would drop the shim's folder:
+    the shim goes first in that one too."""
+    if os.path.basename(argv[0]) != "env":
+        return argv
+    changed = list(argv)
+    tokens = iter(enumerate(argv[1:], start=1))
+    for position, token in tokens:
+        if token in ("-u", "--unset", "-C", "--chdir"):
+            next(tokens, None)  # the option's argument
+        elif token.startswith("-"):
+            continue
+        elif "=" in token:
+            name, _, value = token.partition("=")
+            if name == "PYTHONPATH":
+                paths = os.pathsep.join(p for p in (shim_dir, value) if p)
+                changed[position] = f"PYTHONPATH={paths}"
+        else:
+            break  # the command env runs
+    return changed
 
 
 def _run(argv: list[str], env: dict[str, str], timeout_s: float, cwd: str | None, log: str) -> str:
