@@ -8,14 +8,16 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$here")"
 pip="${PIP:-$root/.venv/bin/pip}"
 python="${PYTHON:-$root/.venv/bin/python}"
-target="$here/realcode"
-pins_file="$here/realcode.txt"
+# PINS / TARGET: another pin list and folder (bench/traced_errors.txt → bench/traced_errors/);
+# DOWNLOAD_ARGS: extra `pip download` options (`--python-version 3.12 --only-binary=:all:`)
+target="${TARGET:-$here/realcode}"
+pins_file="${PINS:-$here/realcode.txt}"
 stamp="$target/.pins"
 
 pins="$(sed 's/#.*//' "$pins_file" | awk 'NF {print $1}')"
 
 if [[ -f "$stamp" ]] && [[ "$(cat "$stamp")" == "$pins" ]]; then
-    echo "bench/realcode is up to date ($(echo "$pins" | wc -l) packages)"
+    echo "$target is up to date ($(echo "$pins" | wc -l) packages)"
     exit 0
 fi
 
@@ -24,7 +26,8 @@ mkdir -p "$target/_dist"
 for pin in $pins; do
     name="${pin%%==*}"
     before="$(ls "$target/_dist")"
-    "$pip" download --quiet --no-deps -d "$target/_dist" "$pin"
+    # shellcheck disable=SC2086 # DOWNLOAD_ARGS: extra pip options, word-split on purpose
+    "$pip" download --quiet --no-deps ${DOWNLOAD_ARGS:-} -d "$target/_dist" "$pin"
     archive="$(comm -13 <(echo "$before") <(ls "$target/_dist") | head -n 1)"
     if [[ -z "$archive" ]]; then
         echo "no new archive for $pin" >&2
@@ -43,7 +46,7 @@ else:
     with tarfile.open(archive) as t:
         t.extractall(dest, filter="data")
 PY
-    echo "  $pin -> bench/realcode/$name ($archive)"
+    echo "  $pin -> $target/$name ($archive)"
 done
 echo "$pins" > "$stamp"
-echo "unpacked $(echo "$pins" | wc -l) packages into bench/realcode"
+echo "unpacked $(echo "$pins" | wc -l) packages into $target"

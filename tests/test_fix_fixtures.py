@@ -48,6 +48,7 @@ REFUSED = {
     # rows: `err.mean(where=target > 0)` broadcasts the mask instead; verification finds it
     "masked_refused_row_mask": "output values differ",
     "method_refused_calls_other": "calls `self.features(...)`",
+    "static_refused_value_use": "is also used as a value in `jnp.zeros(n) + x * n`",
     "method_refused_default_flag": "`training` (default `False`) is used as a Python value",
     "method_refused_fitted_static": "`self.n_components` is used as a Python value",
     "method_refused_method_value": "reads `self.score`, a method, as a value",
@@ -136,6 +137,12 @@ CHECKS: dict[str, list[Check]] = {
         Check("hinge", lambda n: (jnp.float32(n / 10), jnp.float32(2.0))),
         Check("hinge", lambda n: (jnp.float32(-n / 10), jnp.float32(2.0))),
         Check("clip_ratio", lambda n: (jnp.float32(n / 40), jnp.float32(0.2))),
+    ],
+    # A size parameter made static: the un-jitted original against the jitted rewrite
+    "static_shape_param": [
+        Check("pad_to", lambda n: (_vector(n), n + 4)),
+        Check("moving_sum", lambda n: (_vector(n), 3, "valid")),
+        Check("moving_sum", lambda n: (_vector(n), 2, "same")),
     ],
     # NumPy-style selections (the un-jitted original) against `where=` reductions, jitted
     "masked_reduction": [

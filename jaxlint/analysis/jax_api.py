@@ -300,6 +300,15 @@ STRUCTURED_RESULTS = frozenset(
         "jax.numpy.linalg.slogdet",
         "jax.numpy.histogram",
         "jax.numpy.unique",
+        "jax.numpy.unravel_index",
+        "jax.numpy.tril_indices",
+        "jax.numpy.triu_indices",
+        "jax.numpy.diag_indices",
+        "jax.numpy.ix_",
+        "jax.numpy.frexp",
+        "jax.numpy.modf",
+        "jax.numpy.divmod",
+        "jax.numpy.linalg.lstsq",
         "jax.lax.scan",
         "jax.lax.fori_loop",
         "jax.lax.while_loop",
@@ -829,4 +838,19 @@ SIZED_BY_VALUES = {
     "jax.numpy.extract": "size",
     "jax.numpy.bincount": "length",
     "jax.numpy.repeat": "total_repeat_length",
+}
+
+# array constructors and their shape argument: (position, keyword)
+SHAPED = {
+    "jax.numpy.zeros": (0, "shape"),
+    "jax.numpy.ones": (0, "shape"),
+    "jax.numpy.empty": (0, "shape"),
+    "jax.numpy.full": (0, "shape"),
+    "jax.numpy.eye": (0, "N"),
+    "jax.numpy.identity": (0, "n"),
+    "jax.numpy.reshape": (1, "shape"),
+    "jax.numpy.broadcast_to": (1, "shape"),
+    "jax.random.normal": (1, "shape"),
+    "jax.random.uniform": (1, "shape"),
+    "jax.random.split": (1, "num"),
 }

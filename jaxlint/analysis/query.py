@@ -187,6 +187,12 @@ class Query:
         positive test): code written for concrete values, which a trace never runs as such."""
         return any(id(node) in branches.concrete for branches in self._branches_around())
 
+    def maybe_unstaged_branch(self, node: cst.CSTNode) -> bool:
+        """In a branch the code may run only unstaged: an `x is None` mode (`in_mode_branch`) or
+        the concrete side of an `isinstance(x, Tracer)` test (`in_concrete_branch`). Rules that
+        claim a tracer error there would be guessing which mode is traced."""
+        return self.in_mode_branch(node) or self.in_concrete_branch(node)
+
     def not_arrays_at(self, node: cst.CSTNode) -> set[str]:
         """Names an `isinstance(x, jnp.ndarray)` test shows are not arrays at `node` (it is in
         the branch where the test is false)."""

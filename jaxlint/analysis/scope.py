@@ -125,6 +125,9 @@ class FunctionInfo:
     partial_bound: set[str] = field(default_factory=set)  # bound by some `partial(f, ...)`
     callers: list[FunctionInfo] = field(default_factory=list)
     constant_params: set[str] | None = None  # params every visible call site passes a literal
+    # a jitted function's params every call site of this module passes a hashable literal
+    # (None: no call site seen, so nothing is known about what callers pass)
+    host_constant_params: set[str] | None = None
     # "array" / "container" / "traced" (a traced caller passes its own argument)
     param_hints: dict[str, set[str]] = field(default_factory=dict)
 
@@ -430,6 +433,7 @@ def build_index(
         for info in builder.functions_named(name):
             builder._mark(info, kind, reason)
     builder.propagate()
+    builder.collect_host_constants()
     builder.collect_call_hints()
     functions = sorted(builder.functions, key=lambda f: _start_key(f.node))
     return ModuleIndex(
@@ -977,6 +981,19 @@ class _IndexBuilder:
                     edges.setdefault(id(info.node), []).append((target, None))
         return edges
 
+    def collect_host_constants(self) -> None:
+        """For each jitted function, the params every call site in the module (host code,
+        module level, traced callers) passes as a hashable literal (`host_constant_params`)."""
+        sites: dict[int, list[set[str]]] = {}
+        for scope, call in self.calls:
+            for target, bound, _ in self._targets(call.func, scope):
+                if target.roots and not bound:
+                    sites.setdefault(id(target.node), []).append(_hashable_literals(call, target))
+        for info in self.functions:
+            found = sites.get(id(info.node))
+            if found:
+                info.host_constant_params = set.intersection(*found)
+
     def propagate(self) -> None:
         edges = self._callees()
         literal_args: dict[int, list[set[str]]] = {}
@@ -1135,6 +1152,27 @@ def _constant_argument(
         or _host_capture(argument, caller)
         or _static_field_of_argument(argument, caller, classes)
     )
+
+
+def _hashable_literals(call: ast.Call, callee: FunctionInfo) -> set[str]:
+    """Parameters of `callee` this call passes a hashable literal (`3`, `"mean"`, `(2, 2)`)."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return set()
+    pairs = list(zip(callee.positional, call.args, strict=False))
+    pairs += [(k.arg, k.value) for k in call.keywords if k.arg]
+    found = set()
+    for name, argument in pairs:
+        value = _literal(argument)
+        if value is _UNREADABLE:
+            continue
+        try:
+            hash(value)
+        except TypeError:  # a list or dict literal: jit cannot take it as a static argument
+            continue
+        found.add(name)
+    return found
 
 
 def _constant_params(

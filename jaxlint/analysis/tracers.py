@@ -8,8 +8,9 @@ body, checkpoint, or a function they call), for:
 - the result of an array constructor (under staging even `jnp.ones(3)` is a tracer) and of any
   JAX operation given a value that may be traced;
 - a parameter that is a tracer on every staged entry (`FunctionInfo.tracer_params`);
-- arithmetic, comparisons, indexing and array methods of such values, and the elements of a
-  loop over one;
+- arithmetic, comparisons, indexing and array methods (`x.sum()`, not a user method such as
+  `model.dofs()`, which may read static fields) of such values, and the elements of a loop over
+  one;
 - a name any of whose bindings is one of these (on that path the code raises).
 
 Everything else (helper parameters, attributes of pytrees, calls of user functions, values a
@@ -21,6 +22,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.jax_api import (
+    ARRAY_METHODS,
     CONSTANT_CONSTRUCTORS,
     SHAPE_PROJECTIONS,
     STATIC_ATTRIBUTES,
@@ -97,6 +99,10 @@ class Tracers:
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             if method in CONCRETE_METHODS or method in NOT_TRACERS:
+                return False
+            if method not in ARRAY_METHODS:
+                # `model.number_of_links()` of a pytree argument: a user method, which may read
+                # static fields only (a Python int under jit), is not claimed
                 return False
             return self._of(func.value)  # `x.sum()`, `x.astype(...)` of a tracer
         return False

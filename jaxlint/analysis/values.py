@@ -138,6 +138,9 @@ class FunctionValues:
         at_block = self._block_of.get(id(at), ())
         reaching = []
         for kind, target, value in self._bindings:
+            span = self._comprehension_span_of.get(id(target))
+            if span is not None and not span[0] <= start <= span[1]:
+                continue  # a comprehension's variable, read outside it
             for bound, part in _name_values(target, value):
                 if bound != name:
                     continue
@@ -232,6 +235,7 @@ class FunctionValues:
         self._order_of = collector.order_of
         self._block_of = collector.block_of
         self._loop_spans = collector.loop_spans
+        self._comprehension_span_of = collector.comprehension_span_of
 
     def _call_evidence(self, call: cst.Call, record: Callable[[str, bool], None]) -> None:
         qualified = self.resolve(call.func) or ""
@@ -403,6 +407,9 @@ class FunctionValues:
 _BINDING_NODES = (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.NamedExpr, cst.WithItem)
 
 
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
 class _EvidenceCollector(cst.CSTVisitor):
     """One pass over a function body: its bindings, and evidence of arrays vs containers.
 
@@ -425,6 +432,10 @@ class _EvidenceCollector(cst.CSTVisitor):
         self._pending: list[cst.CSTNode] = []  # targets of the binding being visited
         self.loop_spans: list[tuple[int, int]] = []
         self._open_loops: list[int] = []
+        # id(comprehension `for` target) → the span of its comprehension: Python 3 scopes the
+        # variable to it, so the binding reaches no read outside
+        self.comprehension_span_of: dict[int, tuple[int, int]] = {}
+        self._open_comprehensions: list[tuple[int, list[int]]] = []
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         self.sequence += 1
@@ -435,6 +446,10 @@ class _EvidenceCollector(cst.CSTVisitor):
         elif isinstance(node, (cst.CompFor, cst.Name)) and self.depth == 0:
             self.order_of[id(node)] = self.sequence  # a Name: where it is read (or bound)
             self.block_of[id(node)] = tuple(self._blocks)
+        if self.depth == 0 and isinstance(node, _COMPREHENSIONS):
+            self._open_comprehensions.append((self.sequence, []))
+        elif self.depth == 0 and isinstance(node, cst.CompFor) and self._open_comprehensions:
+            self._open_comprehensions[-1][1].append(id(node.target))
         if isinstance(node, cst.BaseSuite):
             self._blocks.append(id(node))
         return super().on_visit(node)
@@ -442,6 +457,10 @@ class _EvidenceCollector(cst.CSTVisitor):
     def on_leave(self, original_node: cst.CSTNode) -> None:
         if isinstance(original_node, (cst.For, cst.While)) and self.depth == 0:
             self.loop_spans.append((self._open_loops.pop(), self.sequence))
+        if isinstance(original_node, _COMPREHENSIONS) and self.depth == 0:
+            start, targets = self._open_comprehensions.pop()
+            for target in targets:
+                self.comprehension_span_of[target] = (start, self.sequence)
         if isinstance(original_node, cst.BaseSuite):
             self._blocks.pop()
         if self._pending and isinstance(original_node, _BINDING_NODES):

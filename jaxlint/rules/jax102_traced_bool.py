@@ -141,6 +141,8 @@ class TracedBool(Rule):
 
     def _tracer(self, value: cst.BaseExpression, truth: bool) -> bool:
         context = self.context
+        if truth and isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Not):
+            return self._tracer(value.expression, truth=True)  # `not xs or …`: the truth of xs
         if not context.certainly_traced(value):
             return False
         if truth and isinstance(value, (cst.Name, cst.Attribute)):
@@ -159,7 +161,7 @@ class TracedBool(Rule):
         where: str,
         fix: Edit | Refusal | None = None,
     ) -> None:
-        if self.context.in_mode_branch(node):
+        if self.context.maybe_unstaged_branch(node):
             return
         described = where.removeprefix("builtins.")
         described = f"`{described}()`" if where.startswith("builtins.") else f"`{described}`"

@@ -5,9 +5,11 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.cst_text import code_of
+from jaxlint.analysis.jax_api import SHAPED
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
 from jaxlint.engine.rule import Rule
+from jaxlint.rules.jax103_static_rewrite import static_argname_edit, traced_params
 
 CONCRETIZATION = "ConcretizationTypeError"
 INTEGER_CONVERSION = "TracerIntegerConversionError"
@@ -22,20 +24,6 @@ CONVERTERS = {
     "operator.index": INTEGER_CONVERSION,
 }
 CONCRETE_METHODS = {"item": CONCRETIZATION, "tolist": CONCRETIZATION}
-# array constructors and their shape argument: (position, keyword)
-SHAPED = {
-    "jax.numpy.zeros": (0, "shape"),
-    "jax.numpy.ones": (0, "shape"),
-    "jax.numpy.empty": (0, "shape"),
-    "jax.numpy.full": (0, "shape"),
-    "jax.numpy.eye": (0, "N"),
-    "jax.numpy.identity": (0, "n"),
-    "jax.numpy.reshape": (1, "shape"),
-    "jax.numpy.broadcast_to": (1, "shape"),
-    "jax.random.normal": (1, "shape"),
-    "jax.random.uniform": (1, "shape"),
-    "jax.random.split": (1, "num"),
-}
 SHAPED_METHODS = frozenset({"reshape", "broadcast_to"})
 AXIS_ERROR = f"{CONCRETIZATION} (or {INTEGER_CONVERSION}, depending on the function)"
 STATIC_KEYWORDS = {"axis": AXIS_ERROR, "length": CONCRETIZATION, "num": CONCRETIZATION}
@@ -49,6 +37,7 @@ class TracedConcretize(Rule):
     code = "JAX103"
     name = "traced-concretize"
     severity = "error"
+    fix_kind = "verified"
     summary = "a traced value where a concrete number is needed: int(), .item(), shapes, slices"
 
     @classmethod
@@ -138,11 +127,16 @@ class TracedConcretize(Rule):
     def _report(
         self, node: cst.CSTNode, culprit: cst.BaseExpression, where: str, error: str
     ) -> None:
-        if self.context.in_mode_branch(node):
+        if self.context.maybe_unstaged_branch(node):
             return
         function = self.context.function
+        fix = None
+        params = traced_params(culprit, function.params) if function is not None else []
+        if len(params) == 1:  # `n`, `n - x.shape[0]`: that parameter made static
+            fix = static_argname_edit(params[0], self.context)
         self.report(
             node,
             f"{where} needs a concrete value, but `{code_of(culprit)}` is traced in "
             f"{function.describe() if function else 'traced code'}: JAX raises {error}; {ADVICE}",
+            fix=fix,
         )

@@ -35,7 +35,7 @@ class NumpyOnTraced(Rule):
         if not qualified.startswith("numpy.") or qualified in NUMPY_ON_TRACERS:
             return
         traced = next((a.value for a in node.args if self._holds_tracer(a.value)), None)
-        if traced is None or context.in_mode_branch(node):
+        if traced is None or context.maybe_unstaged_branch(node):
             return
         function = context.function
         self.report(

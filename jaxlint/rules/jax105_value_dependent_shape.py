@@ -116,7 +116,7 @@ class ValueDependentShape(Rule):
         return False
 
     def _report(self, node: cst.CSTNode, message: str, fix: Edit | Refusal | None = None) -> None:
-        if not self.context.in_mode_branch(node):
+        if not self.context.maybe_unstaged_branch(node):
             self.report(node, message, fix=fix)
 
 

@@ -38,6 +38,7 @@ from jaxlint.verify.namespace import (
     Target,
     build_module,
     describe_exception,
+    jit_static_params,
     package_context,
     resolve_target,
     vmap_in_axes,
@@ -165,6 +166,13 @@ def _check(request: VerifyRequest, old_name: str, new_name: str) -> VerifyResult
     vmapped, in_axes = vmap_in_axes(request.original_source, request.target)
     if vmapped and original.function is not None:
         original = replace(original, vmapped=True, in_axes=in_axes)
+    # What either version's jit hashes gets hashable inputs: a fix that makes `n` static stated,
+    # and checked at every call site, that callers pass constants (JAX103)
+    static = jit_static_params(request.original_source, request.target) | jit_static_params(
+        request.rewritten_source, request.target
+    )
+    if static and original.function is not None:
+        original = replace(original, static_params=static)
     try:
         new_module = build_module(
             request.rewritten_source,
@@ -292,6 +300,7 @@ def find_plans(
             CALL_LADDER,
             keys=subscript_keys(callable_),
             dtypes=data_dtypes(callable_),
+            static=original.static_params,
             function=callable_,  # annotations' classes, and call sites (jaxlint.verify.call_sites)
             method=original.cls is not None,
         )

@@ -170,6 +170,7 @@ def parameters(
     keys: dict[str, tuple[str, ...]] | None = None,
     *,
     dtypes: dict[str, str] | None = None,
+    static: frozenset[str] = frozenset(),
     function: object = None,
     site_name: str | None = None,
     method: bool = False,
@@ -182,7 +183,8 @@ def parameters(
     (literals and array constructors, jaxlint.verify.call_sites; `obj.name(...)` for a method). A
     parameter the body subscripts with strings (`batch["x"]`, in `keys`) is then tried as a dict
     of arrays, of the same and of different shapes per key. A parameter whose use asks for a
-    dtype (`dtypes`: an index, a mask) is also tried with its float32 kinds in that dtype.
+    dtype (`dtypes`: an index, a mask) is also tried with its float32 kinds in that dtype. A
+    parameter the original's jit makes static (`static`) gets Python values only.
     """
     resolver = resolver_for(function) if function is not None else None
     sites: dict[str, tuple[ArgKind, ...]] = {}
@@ -209,6 +211,8 @@ def parameters(
         if dtypes and p.name in dtypes:  # an index or a mask: float data is tried first still
             retyped = (k.retyped(dtypes[p.name]) for k in kinds)
             kinds = kinds + tuple(dict.fromkeys(k for k in retyped if k not in kinds))
+        if p.name in static:  # jit hashes a static argument: Python values only
+            kinds = tuple(k for k in kinds if _hashable(k)) or (INT, FLOAT, BOOL)
         params.append(Param(p.name, keyword, kinds))
     return tuple(params)
 
@@ -277,6 +281,15 @@ def subscript_keys(function: object) -> dict[str, tuple[str, ...]]:
             if node.slice.value not in keys:
                 keys.append(node.slice.value)
     return {name: tuple(keys) for name, keys in found.items()}
+
+
+def _hashable(kind: ArgKind) -> bool:
+    if kind.kind in ("int", "float", "bool"):
+        return True
+    try:
+        return kind.kind == "value" and hash(kind.value) is not None
+    except TypeError:
+        return False
 
 
 def data_dtypes(function: object) -> dict[str, str]:

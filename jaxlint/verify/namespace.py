@@ -61,6 +61,8 @@ class Target:
     # a function decorated with `vmap` (its other staging decorators stripped): the `in_axes`
     in_axes: tuple[int | None, ...] | int | None = None
     vmapped: bool = False
+    # parameters the original's jit made static (stripped for verification): hashable values only
+    static_params: frozenset[str] = frozenset()
 
     @property
     def is_instance_method(self) -> bool:
@@ -351,6 +353,37 @@ def vmap_in_axes(source: str, target: str) -> tuple[bool, tuple[int | None, ...]
     if not all(a is None or type(a) is int for a in parts):
         return False, None
     return True, axes
+
+
+def jit_static_params(source: str, target: str) -> frozenset[str]:
+    """The parameters a jit decorator of the top-level function `target` makes static
+    (`static_argnums` positions and `static_argnames`, when literal): jit needs them hashable."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    index = _target_statement(tree, target) if "." not in target else None
+    node = tree.body[index] if index is not None else None
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return frozenset()
+    positional = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+    static: set[str] = set()
+    for decorator in node.decorator_list:
+        if decorator_name(decorator) not in ("jit", "pjit") or not isinstance(decorator, ast.Call):
+            continue
+        for keyword in decorator.keywords:
+            try:
+                value = ast.literal_eval(keyword.value)
+            except (ValueError, SyntaxError):
+                continue
+            values = value if isinstance(value, (tuple, list)) else (value,)
+            if keyword.arg == "static_argnums":
+                static.update(
+                    positional[n] for n in values if isinstance(n, int) and 0 <= n < len(positional)
+                )
+            elif keyword.arg == "static_argnames":
+                static.update(n for n in values if isinstance(n, str))
+    return frozenset(static)
 
 
 def _target_statement(tree: ast.Module, top_name: str) -> int | None:
