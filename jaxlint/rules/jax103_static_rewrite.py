@@ -206,6 +206,11 @@ class _Uses(cst.CSTVisitor):
             self.stack.pop()
 
     def _judge(self, name: cst.Name) -> str | None:
+        parent = self.stack[-1] if self.stack else None
+        if (isinstance(parent, cst.Attribute) and parent.attr is name) or (
+            isinstance(parent, cst.Arg) and parent.keyword is name
+        ):
+            return None  # `x.n`, `f(n=...)`: another name spelled the same
         child: cst.CSTNode = name
         for parent in reversed(self.stack):
             if isinstance(parent, (cst.AssignTarget, cst.AugAssign)) or (
