@@ -984,6 +984,8 @@ class _IndexBuilder:
     def collect_host_constants(self) -> None:
         """For each jitted function, the params every call site in the module (host code,
         module level, traced callers) passes as a hashable literal (`host_constant_params`)."""
+        if not any(info.roots for info in self.functions):
+            return  # no jitted function: resolving every call again would find nothing
         sites: dict[int, list[set[str]]] = {}
         for scope, call in self.calls:
             for target, bound, _ in self._targets(call.func, scope):
@@ -1156,14 +1158,8 @@ def _constant_argument(
 
 def _hashable_literals(call: ast.Call, callee: FunctionInfo) -> set[str]:
     """Parameters of `callee` this call passes a hashable literal (`3`, `"mean"`, `(2, 2)`)."""
-    if any(isinstance(a, ast.Starred) for a in call.args) or any(
-        k.arg is None for k in call.keywords
-    ):
-        return set()
-    pairs = list(zip(callee.positional, call.args, strict=False))
-    pairs += [(k.arg, k.value) for k in call.keywords if k.arg]
-    found = set()
-    for name, argument in pairs:
+    found: set[str] = set()
+    for name, argument in _passed(call, callee.positional):
         value = _literal(argument)
         if value is _UNREADABLE:
             continue
@@ -1181,21 +1177,25 @@ def _constant_params(
     """Parameters of `callee` this call site passes as constants: literals, values the traced
     caller captured from an enclosing function that is not traced (host values: never
     tracers), or defaults left alone."""
-    constant: set[str] = set()
     positional = callee.positional[1:] if callee.is_method else callee.positional
-    passed: set[str] = set()
-    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+    if _unpacks(call):
+        return set()
+    pairs = _passed(call, positional)
+    constant = {name for name, argument in pairs if _constant_argument(argument, caller, classes)}
+    return constant | (set(callee.with_defaults) - {name for name, _ in pairs})
+
+
+def _unpacks(call: ast.Call) -> bool:
+    """`f(*args)` / `f(**kwargs)`: which parameter gets which argument is not readable."""
+    return any(isinstance(a, ast.Starred) for a in call.args) or any(
         k.arg is None for k in call.keywords
-    ):
-        return constant
-    for name, argument in zip(positional, call.args, strict=False):
-        passed.add(name)
-        if _constant_argument(argument, caller, classes):
-            constant.add(name)
-    for keyword in call.keywords:
-        if keyword.arg:
-            passed.add(keyword.arg)
-            if _constant_argument(keyword.value, caller, classes):
-                constant.add(keyword.arg)
-    constant |= set(callee.with_defaults) - passed
-    return constant
+    )
+
+
+def _passed(call: ast.Call, positional: tuple[str, ...]) -> list[tuple[str, ast.expr]]:
+    """(parameter, argument) for each argument `call` passes by position or keyword; none
+    when it unpacks `*args` or `**kwargs`."""
+    if _unpacks(call):
+        return []
+    pairs = list(zip(positional, call.args, strict=False))
+    return pairs + [(k.arg, k.value) for k in call.keywords if k.arg]

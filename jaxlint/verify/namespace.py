@@ -13,6 +13,7 @@ import __future__
 
 import ast
 import builtins
+import functools
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -325,16 +326,24 @@ def resolve_target(module: types.ModuleType, target: str) -> Target:
     return Target(qualname=target, function=function)
 
 
-def vmap_in_axes(source: str, target: str) -> tuple[bool, tuple[int | None, ...] | int | None]:
-    """(True, in_axes) when the top-level function `target` has one `vmap` decorator whose
-    `in_axes` is a literal int, None, or tuple/list of them (the default 0); else (False, None)."""
+@functools.lru_cache(maxsize=8)
+def _top_level_def(source: str, target: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The module-level `def target` of `source` (read, never changed), or None for a method,
+    another kind of statement or a source that does not parse."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
-        return False, None
+        return None
     index = _target_statement(tree, target) if "." not in target else None
     node = tree.body[index] if index is not None else None
-    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    return node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+
+
+def vmap_in_axes(source: str, target: str) -> tuple[bool, tuple[int | None, ...] | int | None]:
+    """(True, in_axes) when the top-level function `target` has one `vmap` decorator whose
+    `in_axes` is a literal int, None, or tuple/list of them (the default 0); else (False, None)."""
+    node = _top_level_def(source, target)
+    if node is None:
         return False, None
     vmaps = [d for d in node.decorator_list if decorator_name(d) == "vmap"]
     if len(vmaps) != 1:
@@ -358,13 +367,8 @@ def vmap_in_axes(source: str, target: str) -> tuple[bool, tuple[int | None, ...]
 def jit_static_params(source: str, target: str) -> frozenset[str]:
     """The parameters a jit decorator of the top-level function `target` makes static
     (`static_argnums` positions and `static_argnames`, when literal): jit needs them hashable."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return frozenset()
-    index = _target_statement(tree, target) if "." not in target else None
-    node = tree.body[index] if index is not None else None
-    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    node = _top_level_def(source, target)
+    if node is None:
         return frozenset()
     positional = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
     static: set[str] = set()
