@@ -57,6 +57,7 @@ REFUSED = {
     "print_refused_percent_d": "`%d` of a traced value",
     "print_refused_stderr": "file=",
     "print_refused_text_variable": "makes text from a traced value",
+    "while_refused_break": "the body has `break`, which lax.while_loop cannot express",
     "print_static_marker": "prints only static values",
 }
 NOT_FLAGGED = {"print_static_shape"}  # a print of static values only: left alone, no diagnostic
@@ -154,6 +155,17 @@ CHECKS: dict[str, list[Check]] = {
         Check("normalize", lambda n: (_vector(n),)),
     ],
     "loop_stack_axis": [Check("time_features", _rows(3))],
+    # the eager original's `while` against the jitted lax.while_loop, on inputs that end it
+    "while_solvers": [
+        Check("newton_sqrt", lambda n: (jnp.float32(n + 1.0),)),
+        Check("newton_sqrt", lambda n: (jnp.float32(0.25 * n + 0.1),)),
+        Check("least_squares_gd", lambda n: (_vector(3), _matrix(n, 3, 1), _vector(n, 2))),
+        Check(
+            "least_squares_gd", lambda n: (jnp.zeros(3, jnp.int32), _matrix(n, 3, 1), _vector(n))
+        ),
+        Check("bisect_cubic_root", lambda n: (jnp.float32(n - 4.0),)),
+        Check("bisect_cubic_root", lambda n: (jnp.float32(n), -1.0, 3.0, 1e-2)),
+    ],
     "loop_comprehension_rows": [Check("row_softmax", _rows(3))],
     "loop_builtin_sum": [Check("mean_gradient", _rows(3))],
     "loop_live_after_static_if": [

@@ -17,31 +17,24 @@ from typing import Literal
 
 import libcst as cst
 
-from jaxlint.analysis.jax_api import ELEMENTWISE
-from jaxlint.analysis.names import target_names
 from jaxlint.analysis.values import Kind
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal, Replacement
 from jaxlint.engine.rule import UnitContext
 from jaxlint.rules._codegen import JaxSpelling, fresh_name, names_in
+from jaxlint.rules._loop_flow import (
+    STEP_AUGMENTED,
+    STEP_OPERATORS,
+    CarryReads,
+    LoopFlow,
+    UpdateFinder,
+    assigned_value,
+    bound_by,
+    carried_names,
+    forbidden,
+    path_to,
+    stores,
+)
 
-FORBIDDEN = {
-    cst.Break: "`break`",
-    cst.Continue: "`continue`",
-    cst.Return: "`return`",
-    cst.Yield: "`yield`",
-    cst.Raise: "`raise`",
-    cst.Try: "`try`",
-    cst.With: "`with`",
-    cst.Global: "`global`",
-    cst.Nonlocal: "`nonlocal`",
-    cst.Del: "`del`",
-    cst.FunctionDef: "a nested `def`",
-    cst.ClassDef: "a nested `class`",
-    cst.For: "a nested loop",
-    cst.While: "a nested loop",
-    cst.Await: "`await`",
-    cst.NamedExpr: "`:=`",
-}
 UNSUPPORTED_SHAPE = (
     "only loops over `range(...)`, an array, `enumerate(x)`, `reversed(x)` and `zip(x, y)` are "
     "rewritten"
@@ -86,7 +79,7 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
     if loop.orelse is not None or loop.asynchronous is not None:
         return Refusal("`for ... else` / `async for` loops are not rewritten")
     function = frame.node
-    path = _path_to(function.body, loop)
+    path = path_to(function.body, loop)
     block = path[-2] if len(path) >= 2 else None
     if not isinstance(block, cst.IndentedBlock):
         return Refusal("the loop shares its line with another statement")
@@ -96,14 +89,14 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
     body = loop.body
     if not isinstance(body, cst.IndentedBlock):
         return Refusal("one-line loop bodies are not rewritten")
-    problem = _forbidden(body, context)
+    problem = forbidden(body, context, allow_appends=True)
     if problem:
         return Refusal(
             f"the body has {problem}, which lax.scan cannot express; "
             "consider lax.while_loop or masking"
         )
 
-    flow = _Flow.of(function, loop)
+    flow = LoopFlow.of(function, loop)
     for outer in path[:-1]:
         if isinstance(outer, (cst.For, cst.While)):
             # the next iteration of an enclosing loop runs its whole body after this loop
@@ -126,10 +119,10 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
     if isinstance(after_uses, Refusal):
         return after_uses
 
-    loop_variables = _bound_by(loop.target)
+    loop_variables = bound_by(loop.target)
     if loop_variables & flow.loaded_after:
         return Refusal("the loop variable is read after the loop")
-    carries = _carries(statements, flow, set(lists) | loop_variables)
+    carries = carried_names(statements, flow, set(lists) | loop_variables)
     for name in carries:
         if name not in flow.bound_before:
             return Refusal(f"`{name}` is first assigned inside the loop; bind it before the loop")
@@ -137,7 +130,7 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
             return Refusal(f"`{name}` is a Python container; a scan carry must keep its structure")
 
     if shape.counter is not None:
-        if shape.counter.name in set().union(*(_stores(s) for s in statements)):
+        if shape.counter.name in set().union(*(stores(s) for s in statements)):
             return Refusal(f"the loop index `{shape.counter.name}` is reassigned inside the loop")
         static_use = _static_index_use(body, shape.counter.name, context)
         if static_use:
@@ -428,154 +421,7 @@ def _leading_index_name(node: cst.Subscript) -> str | None:
     return None
 
 
-def _forbidden(body: cst.IndentedBlock, context: UnitContext) -> str | None:
-    finder = _ForbiddenFinder(context)
-    body.visit(finder)
-    return finder.problem
-
-
-class _ForbiddenFinder(cst.CSTVisitor):
-    def __init__(self, context: UnitContext) -> None:
-        super().__init__()
-        self.context = context
-        self.problem: str | None = None
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if self.problem:
-            return False
-        for kind, description in FORBIDDEN.items():
-            if isinstance(node, kind):
-                self.problem = description
-                return False
-        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
-            targets = (
-                [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-            )
-            for target in targets:
-                if not _simple_target(target):
-                    self.problem = "a write to an attribute or item (other state)"
-                    return False
-        if isinstance(node, cst.Call):
-            qualified = self.context.resolve(node.func) or ""
-            if qualified == "builtins.print":
-                self.problem = "`print` (fix it to jax.debug.print first)"
-                return False
-        if isinstance(node, cst.Expr) and isinstance(node.value, cst.Call):
-            call = node.value
-            is_append = isinstance(call.func, cst.Attribute) and call.func.attr.value == "append"
-            qualified = self.context.resolve(call.func) or ""
-            if not is_append and not qualified.startswith("jax.debug."):
-                self.problem = "a call made for its side effects"
-                return False
-        return True
-
-
-def _simple_target(target: cst.BaseExpression) -> bool:
-    if isinstance(target, cst.Name):
-        return True
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return all(_simple_target(e.value) for e in target.elements)
-    if isinstance(target, cst.StarredElement):
-        return _simple_target(target.value)
-    return False
-
-
 # -- data flow ------------------------------------------------------------------------------------
-
-
-class _Flow(cst.CSTVisitor):
-    """Names bound before the loop, read after it, and the body's own reads and writes."""
-
-    def __init__(self, loop: cst.For) -> None:
-        super().__init__()
-        self.loop = loop
-        self.state = "before"
-        self.bound_before: set[str] = set()
-        self.loaded_after: set[str] = set()  # names whose first use after the loop is a read
-        self._seen_after: set[str] = set()
-        self.all_names: set[str] = set()
-        self.body_loads: list[cst.Name] = []
-        self._unconditional: set[int] = set()
-        self._shadowed: list[tuple[cst.For, set[str]]] = []
-
-    @classmethod
-    def of(cls, function: cst.FunctionDef, loop: cst.For) -> _Flow:
-        flow = cls(loop)
-        params = function.params
-        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-            flow.bound_before.add(param.name.value)
-        for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
-                flow.bound_before.add(star.name.value)
-        flow._unconditional = {
-            id(small)
-            for statement in function.body.body
-            if isinstance(statement, cst.SimpleStatementLine)
-            for small in statement.body
-        }
-        function.body.visit(flow)
-        return flow
-
-    def visit_For(self, node: cst.For) -> None:
-        if node is self.loop:
-            self.state = "inside"
-        elif self.state == "before":
-            self.bound_before |= _bound_by(node.target)
-        elif self.state == "after":
-            # Its body reads its own target, but the loop may run zero times: after it, the
-            # names hold what they held before.
-            self._after_reads(node.iter)
-            shadowed = _bound_by(node.target) - self._seen_after
-            self._seen_after |= shadowed
-            self._shadowed.append((node, shadowed))
-
-    def _after_reads(self, node: cst.CSTNode) -> None:
-        for name in names_in(node):
-            if name not in self._seen_after:
-                self._seen_after.add(name)
-                self.loaded_after.add(name)
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        # Only an assignment that runs on every path (at the top of the function body, not
-        # under an `if`, loop or `try`) kills the loop's value of a name; a read anywhere
-        # else keeps it live. Names in a nested `def` count as reads.
-        if self.state == "after" and id(node) in self._unconditional:
-            self._after_reads(node.value)
-            for target in node.targets:
-                self._seen_after |= _bound_by(target.target)
-
-    def leave_For(self, original_node: cst.For) -> None:
-        if original_node is self.loop:
-            self.state = "after"
-        elif self._shadowed and self._shadowed[-1][0] is original_node:
-            self._seen_after -= self._shadowed.pop()[1]
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.all_names.add(node.value)
-        if self.state == "after":
-            if node.value not in self._seen_after:
-                self._seen_after.add(node.value)
-                self.loaded_after.add(node.value)
-        elif self.state == "inside":
-            self.body_loads.append(node)
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        if self.state == "before":
-            self.bound_before |= _bound_by(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if self.state == "before":
-            self.bound_before |= _bound_by(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if self.state == "before" and node.value is not None:
-            self.bound_before |= _bound_by(node.target)
-
-    def body_loads_except_appends(
-        self, appends: dict[str, tuple[cst.CSTNode, cst.BaseExpression]]
-    ) -> set[str]:
-        receivers = {id(statement.body[0].value.func.value) for statement, _ in appends.values()}  # type: ignore[attr-defined]
-        return {n.value for n in self.body_loads if id(n) not in receivers}
 
 
 def _appends(
@@ -620,19 +466,6 @@ class _NestedAppends(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "append":
             self.found = True
-
-
-def _path_to(root: cst.CSTNode, target: cst.CSTNode) -> list[cst.CSTNode]:
-    """The nodes from `root` down to `target` (both included), or [] when it is not below."""
-    stack: list[tuple[cst.CSTNode, list[cst.CSTNode]]] = [(root, [root])]
-    while stack:
-        node, path = stack.pop()
-        if node is target:
-            return path
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue  # another scope
-        stack.extend((child, [*path, child]) for child in node.children)
-    return []
 
 
 def _list_initializer(
@@ -725,63 +558,6 @@ def _stacked(call: cst.Call, spelling: JaxSpelling) -> cst.BaseExpression:
     if not axis:
         return cst.Name(name)
     return cst.parse_expression(f"{spelling.numpy}.moveaxis({name}, 0, {axis})")
-
-
-def _carries(statements: list[cst.BaseStatement], flow: _Flow, excluded: set[str]) -> list[str]:
-    """Names the body assigns that are read before being assigned in an iteration, or later."""
-    assigned_anywhere: list[str] = []
-    for statement in statements:
-        for name in _stores(statement):
-            if name not in assigned_anywhere and name not in excluded:
-                assigned_anywhere.append(name)
-    carries: list[str] = []
-    definitely: set[str] = set()
-    for statement in statements:
-        loads = _loads_before_stores(statement)
-        for name in loads:
-            if name in assigned_anywhere and name not in definitely and name not in carries:
-                carries.append(name)
-        if isinstance(statement, cst.SimpleStatementLine):
-            definitely |= _stores(statement)
-    for name in assigned_anywhere:
-        if name in flow.loaded_after and name not in carries:
-            carries.append(name)
-    return [name for name in assigned_anywhere if name in carries]
-
-
-def _stores(node: cst.CSTNode) -> set[str]:
-    finder = _StoreFinder()
-    node.visit(finder)
-    return finder.names
-
-
-class _StoreFinder(cst.CSTVisitor):
-    def __init__(self) -> None:
-        super().__init__()
-        self.names: set[str] = set()
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self.names |= _bound_by(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self.names |= _bound_by(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self.names |= _bound_by(node.target)
-
-
-def _loads_before_stores(statement: cst.BaseStatement) -> set[str]:
-    """Names a statement reads (an augmented assignment reads its target too)."""
-    names = names_in(statement)
-    if isinstance(statement, cst.SimpleStatementLine):
-        plain_targets: set[str] = set()
-        for small in statement.body:
-            if isinstance(small, cst.Assign):
-                for target in small.targets:
-                    plain_targets |= _bound_by(target.target)
-                names_read = names_in(small.value)
-                names = (names - plain_targets) | names_read
-    return names
 
 
 # -- code generation ------------------------------------------------------------------------------
@@ -885,7 +661,7 @@ def _generate(
             continue
         value = statement.body[0].value.args[0].value  # type: ignore[attr-defined]
         value_code = cst.Module(body=[]).code_for_node(value)
-        rebound_later = set().union(*(_stores(s) for s in statements[position + 1 :]))
+        rebound_later = set().union(*(stores(s) for s in statements[position + 1 :]))
         if not (names_in(value) & rebound_later):
             ys.append(value_code)
         else:
@@ -1007,15 +783,6 @@ def _xs_code(shape: _Loop) -> str:
 
 # -- carry starts ---------------------------------------------------------------------------------
 
-_STEP_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo)
-_STEP_AUGMENTED = (
-    cst.AddAssign,
-    cst.SubtractAssign,
-    cst.MultiplyAssign,
-    cst.DivideAssign,
-    cst.FloorDivideAssign,
-    cst.ModuloAssign,
-)
 _STEP_FUNCTIONS = frozenset(
     f"jax.numpy.{name}"
     for name in (
@@ -1063,8 +830,8 @@ def _carry_start(
     carries: list[str],
     context: UnitContext,
 ) -> CarryStart:
-    updates = _UpdateFinder(name)
-    reads = _CarryReads(name, context)
+    updates = UpdateFinder(name)
+    reads = CarryReads(name, context)
     for statement in statements:
         statement.visit(updates)
         statement.visit(reads)
@@ -1077,91 +844,10 @@ def _carry_start(
     if len(elements) == 1 and None not in elements:
         return CarryStart("element", elements.pop())  # type: ignore[arg-type]
     moving = (set(carries) - {name}) | _element_names(shape)
-    values = [_assigned_value(update) for update in updates.found]
+    values = [assigned_value(update) for update in updates.found]
     if any(v is None or names_in(v) & moving or context.holds_traced(v) for v in values):
         return CarryStart("one_step")
     return CarryStart("as_written")  # static steps (`k = k + 1`): the type cannot change
-
-
-_ELEMENTWISE_OPERATORS = (*_STEP_OPERATORS, cst.Power)
-CONTRACTIONS = frozenset(
-    f"jax.numpy.{name}" for name in ("dot", "matmul", "vdot", "inner", "outer", "tensordot")
-)
-
-
-class _CarryReads(cst.CSTVisitor):
-    """Is `name` read anywhere other than as an operand of an elementwise operation?"""
-
-    def __init__(self, name: str, context: UnitContext) -> None:
-        super().__init__()
-        self.name = name
-        self.context = context
-        self.other_use = False
-        self.contracted = False  # an operand of `@` / jnp.dot…: promoted, not broadcast
-        self._operands: set[int] = set()
-        self._contracted: set[int] = set()
-
-    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-        if isinstance(node.operator, _ELEMENTWISE_OPERATORS):
-            self._operands |= {id(node.left), id(node.right)}
-        elif isinstance(node.operator, cst.MatrixMultiply):
-            self._contracted |= {id(node.left), id(node.right)}
-
-    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
-        if isinstance(node.operator, (cst.Minus, cst.Plus)):
-            self._operands.add(id(node.expression))
-
-    def visit_Call(self, node: cst.Call) -> None:
-        qualified = self.context.resolve(node.func)
-        positional = {id(a.value) for a in node.args if not a.keyword and not a.star}
-        if qualified in ELEMENTWISE:
-            self._operands |= positional
-        elif qualified in CONTRACTIONS:
-            self._contracted |= positional
-        elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "append":
-            self._operands |= {id(a.value) for a in node.args}  # a stacked output row
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if isinstance(node.operator, _STEP_AUGMENTED):
-            self._operands.add(id(node.target))
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
-        return False  # a store, not a read
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if node.value != self.name or id(node) in self._operands:
-            return
-        if id(node) in self._contracted:
-            self.contracted = True
-        else:
-            self.other_use = True
-
-
-def _assigned_value(update: cst.CSTNode) -> cst.BaseExpression | None:
-    if isinstance(update, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
-        return update.value
-    return None
-
-
-class _UpdateFinder(cst.CSTVisitor):
-    """Every statement that binds `name`."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__()
-        self.name = name
-        self.found: list[cst.CSTNode] = []
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if any(self.name in _bound_by(t.target) for t in node.targets):
-            self.found.append(node)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if self.name in _bound_by(node.target):
-            self.found.append(node)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if self.name in _bound_by(node.target):
-            self.found.append(node)
 
 
 def _step_operand(
@@ -1169,7 +855,7 @@ def _step_operand(
 ) -> cst.BaseExpression | None:
     """`e` of `c ⊕= e`, `c = c ⊕ e`, `c = e ⊕ c` or `c = jnp.maximum(c, e)`; else None."""
     if isinstance(update, cst.AugAssign):
-        if isinstance(update.target, cst.Name) and isinstance(update.operator, _STEP_AUGMENTED):
+        if isinstance(update.target, cst.Name) and isinstance(update.operator, STEP_AUGMENTED):
             return _without(update.value, name)
         return None
     if not (
@@ -1179,7 +865,7 @@ def _step_operand(
     ):
         return None
     value = update.value
-    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, _STEP_OPERATORS):
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, STEP_OPERATORS):
         pair = (value.left, value.right)
     elif (
         isinstance(value, cst.Call)
@@ -1229,9 +915,5 @@ def _element_names(shape: _Loop) -> set[str]:
     if shape.index is not None:
         names.add(shape.index)
     if shape.element_target is not None:
-        names |= _bound_by(shape.element_target)
+        names |= bound_by(shape.element_target)
     return names
-
-
-def _bound_by(target: cst.CSTNode) -> set[str]:
-    return {name.value for name in target_names(target)}

@@ -13,6 +13,7 @@ from jaxlint.engine.edits import Edit, Refusal
 from jaxlint.engine.rule import Rule, UnitContext
 from jaxlint.rules._codegen import jnp_function_edit
 from jaxlint.rules.jax102_where_rewrite import if_assignment_edit, ternary_edit
+from jaxlint.rules.jax102_while_rewrite import while_loop_edit
 
 ERROR = "TracerBoolConversionError"
 TRUTH_BUILTINS = frozenset(
@@ -66,7 +67,7 @@ class TracedBool(Rule):
         self._test(node.test, "if", lambda: if_assignment_edit(node, self.context))
 
     def visit_While(self, node: cst.While) -> None:
-        self._test(node.test, "while")
+        self._test(node.test, "while", lambda: while_loop_edit(node, self.context))
 
     def visit_Assert(self, node: cst.Assert) -> None:
         self._test(node.test, "assert")

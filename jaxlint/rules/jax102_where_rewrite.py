@@ -40,7 +40,7 @@ COMBINED_TEST = (
 
 def ternary_edit(node: cst.IfExp, context: UnitContext) -> Edit | Refusal:
     """`a if c else b` → `jnp.where(c, a, b)`, or why not."""
-    problem = _test_problem(node.test) or _branch_problem((node.body, node.orelse), context)
+    problem = _test_problem(node.test) or branch_problem((node.body, node.orelse), context)
     if problem:
         return Refusal(problem)
     return _edit(node, node.test, node.body, node.orelse, None, context)
@@ -58,7 +58,7 @@ def if_assignment_edit(node: cst.If, context: UnitContext) -> Edit | Refusal | N
         return None
     if _has_comment(node):
         return Refusal("the `if` holds comments, which a one-line jnp.where would drop")
-    problem = _test_problem(node.test) or _branch_problem((chosen[1], other[1]), context)
+    problem = _test_problem(node.test) or branch_problem((chosen[1], other[1]), context)
     if problem:
         return Refusal(problem)
     return _edit(node, node.test, chosen[1], other[1], chosen[0], context)
@@ -89,7 +89,7 @@ def _test_problem(test: cst.BaseExpression) -> str | None:
     return None
 
 
-def _branch_problem(branches: tuple[cst.BaseExpression, ...], context: UnitContext) -> str | None:
+def branch_problem(branches: tuple[cst.BaseExpression, ...], context: UnitContext) -> str | None:
     """Why computing both branches may not be the same as computing one, if it may not."""
     for branch in branches:
         for node in _nodes(branch):

@@ -8,7 +8,9 @@ import io
 import itertools
 import os
 import re
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -61,6 +63,9 @@ MAX_EQNS_TO_COMPILE = 2000
 MAX_MUTATED_ATTRIBUTES = 6
 _CALL_SALT, _INIT_SALT = 0, 17
 _SAFE_ERRORS = (Exception, SystemExit)  # user code may call sys.exit()
+# One call of the original: a `while` whose test never turns false on some inputs (Newton's
+# method on a negative number) must cost one input set, not the whole time limit.
+ORIGINAL_CALL_LIMIT_S = 5.0
 
 
 class _Unverifiable(Exception):
@@ -69,6 +74,33 @@ class _Unverifiable(Exception):
 
 class _Failed(Exception):
     """The rewritten function is wrong."""
+
+
+class _OriginalTooSlow(BaseException):
+    """The original did not return within ORIGINAL_CALL_LIMIT_S on an input set: that set is
+    skipped (neither accepted nor rejected). A BaseException, so that the user's own
+    `except Exception:` does not swallow it."""
+
+
+@contextlib.contextmanager
+def _time_limited(seconds: float) -> Iterator[None]:
+    """Raise _OriginalTooSlow in the block after `seconds` (a Python-level loop only: a
+    compiled computation returns first). A no-op off the main thread, where signals are not
+    delivered."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise _OriginalTooSlow(f"the original did not return within {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 @dataclass(frozen=True)
@@ -345,6 +377,10 @@ def find_plans(
                 attempts += 1
                 try:
                     accepted.append((set_index, _run(original, init, call, set_index)))
+                except _OriginalTooSlow as exc:
+                    if set_index == 0:
+                        last_error = f"({call.describe()}): {exc}"
+                        break
                 except _SAFE_ERRORS as exc:
                     if set_index == 0:
                         last_error = f"({call.describe()}): {describe_exception(exc)}"
@@ -389,15 +425,17 @@ def _run(
     printed under `jax.disable_jit()`, where prints show values; `jax.debug.print` output of a
     rewrite is flushed before the capture ends.
     """
-    output, printed = _captured(target, init, call, set_index, staged=True)
-    # Printed without tracers, the eager call's text is the unstaged text already: the
-    # `disable_jit` run (every `lax` loop of the callees as Python, slow) is not needed.
-    if reference and _TRACER_TEXT.search(printed):
-        with contextlib.suppress(*_SAFE_ERRORS):  # a lax.cond may take a branch jit would not
-            printed = _captured(target, init, call, set_index, staged=False)[1]
-        if target.vmapped and _TRACER_TEXT.search(printed):
-            with contextlib.suppress(*_SAFE_ERRORS):
-                printed = _per_element_prints(target, call, set_index)
+    limit = _time_limited(ORIGINAL_CALL_LIMIT_S) if reference else contextlib.nullcontext()
+    with limit:
+        output, printed = _captured(target, init, call, set_index, staged=True)
+        # Printed without tracers, the eager call's text is the unstaged text already: the
+        # `disable_jit` run (every `lax` loop of the callees as Python, slow) is not needed.
+        if reference and _TRACER_TEXT.search(printed):
+            with contextlib.suppress(*_SAFE_ERRORS):  # a lax.cond may take a branch jit won't
+                printed = _captured(target, init, call, set_index, staged=False)[1]
+            if target.vmapped and _TRACER_TEXT.search(printed):
+                with contextlib.suppress(*_SAFE_ERRORS):
+                    printed = _per_element_prints(target, call, set_index)
     return Run(output, printed)
 
 
@@ -574,6 +612,8 @@ class _Comparer:
         loose = label.endswith("float16 data")
         try:
             expected = _run(self.original, init, call, 0)
+        except _OriginalTooSlow:
+            return  # no reference to compare with
         except _SAFE_ERRORS as exc:
             if empty and (label.endswith("→0") or _stacks_nothing(exc)):
                 # A loop that ran zero times left a Python value (`0.0 / len(x)` divides by
@@ -894,7 +934,7 @@ def _recorded_plans(original: Target, recorded: Sequence[str]) -> tuple[list[Inp
         for set_index in range(MAX_INPUT_SETS):
             try:
                 accepted.append((set_index, _run(original, init, call, set_index)))
-            except _SAFE_ERRORS as exc:
+            except (_OriginalTooSlow, *_SAFE_ERRORS) as exc:
                 if set_index == 0:
                     problem = f"({call.describe()}): {describe_exception(exc)}"
                     break
