@@ -50,7 +50,7 @@ ADV = Path(__file__).resolve().parent / "adversarial"
 CASES = ADV / "cases"
 INPUTS = ADV / "inputs"
 CASE_NAMES = sorted(p.stem for p in CASES.glob("*.py"))
-RULES = ("JAX101", "JAX201", "JAX301")
+RULES = ("JAX101", "JAX102", "JAX201", "JAX301")
 
 
 # --------------------------------------------------------------------------- jaxlint run
