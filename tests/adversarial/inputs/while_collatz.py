@@ -7,4 +7,6 @@ CALLS = [
     ("stopping_time", "6 (uint8)", lambda m: m.stopping_time(jnp.uint8(6))),
 ]
 CALLS.append(("stopping_time", "-5: zero trips", lambda m: m.stopping_time(jnp.int32(-5))))
-CALLS.append(("stopping_time", "7.9 (float32, truncated)", lambda m: m.stopping_time(jnp.float32(7.9))))
+CALLS.append(
+    ("stopping_time", "7.9 (float32, truncated)", lambda m: m.stopping_time(jnp.float32(7.9)))
+)

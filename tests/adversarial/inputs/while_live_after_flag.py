@@ -7,5 +7,9 @@ CALLS = [
         "debug: the last step too",
         lambda m: m.damped_cos_fixed_point(arr(5), debug=True),
     ),
-    ("damped_cos_fixed_point", "f32[2,3], damping 0.9", lambda m: m.damped_cos_fixed_point(arr(2, 3), 0.9)),
+    (
+        "damped_cos_fixed_point",
+        "f32[2,3], damping 0.9",
+        lambda m: m.damped_cos_fixed_point(arr(2, 3), 0.9),
+    ),
 ]
