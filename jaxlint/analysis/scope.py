@@ -7,7 +7,7 @@ decide which parts of a file need libcst at all. Rules read it through `jaxlint.
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from jaxlint.analysis.jax_api import (
@@ -267,13 +267,18 @@ class ModuleIndex:
         """Does this function need a closer look: traced, or wrapped by a jit?"""
         return function.trace is not None or bool(function.roots)
 
-    def units(self) -> list[tuple[int, int, ast.stmt]]:
+    def units(self, extra_lines: Iterable[int] = ()) -> list[tuple[int, int, ast.stmt]]:
         """(first line, last line, statement) of the smallest statements that hold relevant code.
 
-        A relevant def is its own unit; a relevant lambda brings the statement around it. Units
+        A relevant def is its own unit; a relevant lambda brings the statement around it; each
+        of `extra_lines` brings the innermost def around it, or its top-level statement. Units
         nested in other units are dropped. Each unit is parsed by libcst on its own.
         """
         anchors: list[tuple[int, int, ast.stmt]] = []
+        for line in extra_lines:
+            anchor = self._innermost_around(line)
+            if anchor is not None:
+                anchors.append(anchor)
         for function in self.functions:
             if not self.relevant(function):
                 continue
@@ -295,6 +300,24 @@ class ModuleIndex:
                 continue
             units.append(anchor)
         return units
+
+    def _innermost_around(self, line: int) -> tuple[int, int, ast.stmt] | None:
+        inside = [
+            f
+            for f in self.functions
+            if isinstance(f.node, ast.FunctionDef | ast.AsyncFunctionDef)
+            and f.start_line <= line <= f.end_line
+        ]
+        if inside:
+            innermost = max(inside, key=lambda f: f.start_line)
+            return innermost.start_line, innermost.end_line, innermost.node
+        for statement in self.tree.body:
+            first = min(
+                [statement.lineno] + [d.lineno for d in getattr(statement, "decorator_list", [])]
+            )
+            if first <= line <= (statement.end_lineno or statement.lineno):
+                return first, statement.end_lineno or statement.lineno, statement
+        return None
 
 
 def _enclosing_statement(body: list[ast.stmt], target: ast.AST) -> ast.stmt | None:

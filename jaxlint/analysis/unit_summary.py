@@ -18,6 +18,8 @@ class UnitSummary:
     called: set[str] = field(default_factory=set)  # qualified names of called functions
     methods_called: set[str] = field(default_factory=set)  # `.append(...)` → "append"
     stores_into: bool = False  # an attribute or item assignment target
+    # codes of rules that found a candidate here outside traced code (Rule.host_candidate)
+    host_candidates: frozenset[str] = frozenset()
 
     @property
     def traced(self) -> bool:
@@ -28,9 +30,13 @@ class UnitSummary:
         return [f for f in self.functions if f.roots]
 
 
-def summarize(functions: list[FunctionInfo], imports: ImportTable) -> UnitSummary:
+def summarize(
+    functions: list[FunctionInfo],
+    imports: ImportTable,
+    host_candidates: frozenset[str] = frozenset(),
+) -> UnitSummary:
     """Walk the traced functions of a unit once and record what rules' prefilters ask about."""
-    summary = UnitSummary(functions)
+    summary = UnitSummary(functions, host_candidates=host_candidates)
     node_types, called, methods = summary.node_types, summary.called, summary.methods_called
     traced = [f for f in functions if f.trace is not None]
     # nested traced functions are inside their traced parents: walk only the outermost ones

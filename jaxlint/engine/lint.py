@@ -80,10 +80,14 @@ def analyze(
     if not rules:
         return AnalyzedSource(source, lines, index, findings)
     starts = [_start_line(f) for f in index.functions]
-    for first, last, _ in index.units():
+    candidates = host_candidates(tree, rules, index)
+    for first, last, _ in index.units(candidates):
         low, high = bisect.bisect_left(starts, first), bisect.bisect_right(starts, last)
         functions = index.functions[low:high]
-        summary = summarize(functions, index.imports)
+        codes = frozenset(
+            code for line, found in candidates.items() if first <= line <= last for code in found
+        )
+        summary = summarize(functions, index.imports, codes)
         unit_rules = [rule for rule in rules if rule.may_apply(summary)]
         if not unit_rules:
             continue
@@ -98,6 +102,26 @@ def analyze(
             )
         findings += run_rules(module, index, config, path, offset, functions, unit_rules)
     return AnalyzedSource(source, lines, index, findings)
+
+
+def host_candidates(
+    tree: ast.Module, rules: list[type[Rule]], index: ModuleIndex
+) -> dict[int, set[str]]:
+    """Line → codes of the rules that asked for a node there (Rule.host_candidate).
+
+    One `ast.walk` of the module, and only when an enabled rule asks."""
+    asking = [rule for rule in rules if rule.host_node_types]
+    if not asking:
+        return {}
+    types = tuple({t for rule in asking for t in rule.host_node_types})
+    found: dict[int, set[str]] = {}
+    imports = index.imports
+    for node in ast.walk(tree):
+        if isinstance(node, types):
+            for rule in asking:
+                if isinstance(node, rule.host_node_types) and rule.host_candidate(node, imports):
+                    found.setdefault(node.lineno, set()).add(rule.code)  # type: ignore[attr-defined]
+    return found
 
 
 def analyze_module(

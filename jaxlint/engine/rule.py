@@ -3,6 +3,7 @@ visits a unit with (the analysis queries plus where findings go), and the findin
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
@@ -15,6 +16,7 @@ from jaxlint.diagnostics import FixKind, Severity, Span
 from jaxlint.engine.edits import Edit, Refusal
 
 if TYPE_CHECKING:
+    from jaxlint.analysis.names import ImportTable
     from jaxlint.analysis.unit_summary import UnitSummary
 
 
@@ -33,6 +35,9 @@ class Rule:
     summary: ClassVar[str]
     fix_kind: ClassVar[FixKind | None] = None
     opt_in: ClassVar[bool] = False
+    # `ast` node types `host_candidate` is asked about, for a rule that also looks outside
+    # traced code (see `host_candidate`); empty for rules of traced code only.
+    host_node_types: ClassVar[tuple[type[ast.AST], ...]] = ()
 
     _declared: ClassVar[list[type[Rule]]] = []
 
@@ -56,6 +61,17 @@ class Rule:
         what keeps jaxlint fast on large libraries. Override it; the default looks everywhere.
         """
         return True
+
+    @classmethod
+    def host_candidate(cls, node: ast.AST, imports: ImportTable) -> bool:
+        """Could this `ast` node (one of `host_node_types`) be a finding, wherever it is?
+
+        Traced code alone reaches libcst unless a rule asks for more: the engine walks the
+        module's `ast` once, asks this of each node of the declared types, and hands the
+        smallest function or top-level statement around every candidate to libcst too; the
+        unit's summary then lists this rule in `host_candidates`.
+        """
+        return False
 
     @classmethod
     def visited_node_types(cls) -> frozenset[str]:

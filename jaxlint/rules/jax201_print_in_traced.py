@@ -9,7 +9,7 @@ from jaxlint.analysis.query import Frame
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
 from jaxlint.engine.edits import Refusal
-from jaxlint.engine.rule import Rule
+from jaxlint.engine.rule import Rule, UnitContext
 from jaxlint.rules.jax201_print_rewrite import (
     STATIC_ONLY,
     ValueQueries,
@@ -42,7 +42,8 @@ class PrintInTraced(Rule):
             return
         if context.in_concrete_branch(node):
             return  # under `if not isinstance(x, jax.core.Tracer):`: the non-traced path
-        traced = [a for a in node.args if self.mentions_traced(a.value)]
+        printed = PrintedValues(context)
+        traced = [a for a in node.args if printed.mentions_traced(a.value)]
         if not traced and any(self.prints_metadata(a.value) for a in node.args):
             return  # `print(x.shape)`: static facts, deliberately printed at trace time
         where = context.function.describe() if context.function else "this function"
@@ -64,15 +65,11 @@ class PrintInTraced(Rule):
                 "per call (a compile marker?); use jax.debug.print to print on every call"
             )
         if traced:
-            queries = ValueQueries(
-                traced=context.holds_traced,
-                array=lambda e: context.kind(e) == Kind.ARRAY,
-                mentions_traced=self.mentions_traced,
-                builtin=self.builtin,
-                text=self.holds_text,
-            )
             fix = debug_print_edit(
-                node, context.verify_target(), queries, ordered=self.runs_with_other_prints(node)
+                node,
+                context.verify_target(),
+                printed.queries(),
+                ordered=self.runs_with_other_prints(node),
             )
         else:
             fix = Refusal(STATIC_ONLY)
@@ -114,6 +111,25 @@ class PrintInTraced(Rule):
             cached = cache[id(root)] = (root, counter)
         counter = cached[1]
         return counter.count > 1 or call in counter.in_loops
+
+
+class PrintedValues:
+    """What a print's arguments are made of, as the print rewrites ask (`ValueQueries`): which
+    hold tracers, which are text made at trace time. Shared by JAX201 and JAX206."""
+
+    def __init__(self, context: UnitContext) -> None:
+        self.context = context
+        self._binding_cache: dict[int, tuple[Frame, dict]] = {}
+
+    def queries(self) -> ValueQueries:
+        context = self.context
+        return ValueQueries(
+            traced=context.holds_traced,
+            array=lambda e: context.kind(e) == Kind.ARRAY,
+            mentions_traced=self.mentions_traced,
+            builtin=self.builtin,
+            text=self.holds_text,
+        )
 
     def builtin(self, func: cst.BaseExpression) -> str | None:
         """`str` when `func` is the builtin `str` (not a local or imported `str`)."""
@@ -187,7 +203,7 @@ class PrintInTraced(Rule):
 
     def _bindings(self, frame: Frame) -> dict[str, list[cst.BaseExpression]]:
         """Name → the values bound to it in the frame's function (nested scopes excluded)."""
-        cache: dict[int, tuple[Frame, dict]] = self.__dict__.setdefault("_binding_cache", {})
+        cache = self._binding_cache
         cached = cache.get(id(frame))
         if cached is None or cached[0] is not frame:
             collector = _BindingCollector()

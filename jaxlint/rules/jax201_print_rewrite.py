@@ -144,6 +144,20 @@ def debug_print_edit(
     )
 
 
+def template_arguments(text: cst.BaseExpression, values: ValueQueries) -> list[cst.Arg] | Refusal:
+    """jax.debug.print's template and arguments printing what the text expression `text` (an
+    f-string, `"..." % x`, `"...".format(x)`) would make from values (JAX206)."""
+    if isinstance(text, cst.FormattedString):  # `{x=}` shows the value, not `Array(...)`
+        pieces: list[_Piece] | Refusal | None = _fstring_pieces(text, values, "")
+    else:
+        pieces = _text_pieces(text, values)
+    if pieces is None:
+        return Refusal(f"`{_short_code(text)}` is not text jaxlint can take apart")
+    if isinstance(pieces, Refusal):
+        return pieces
+    return _render(pieces, values)
+
+
 # -- what the printed text is made of ------------------------------------------------------------
 
 
@@ -223,7 +237,11 @@ def _call_pieces(call: cst.Call, values: ValueQueries) -> list[_Piece] | Refusal
     return _formats_tracer(call)
 
 
-def _fstring_pieces(value: cst.FormattedString, values: ValueQueries) -> list[_Piece] | Refusal:
+def _fstring_pieces(
+    value: cst.FormattedString, values: ValueQueries, self_documenting: str = "r"
+) -> list[_Piece] | Refusal:
+    """`self_documenting`: the conversion of a `{x=}` field with no conversion or spec (`r`,
+    as the f-string formats it, or `""`, the value as jax.debug.print shows it)."""
     prefix = value.prefix.lower().replace("f", "")
     if "b" in prefix:
         return Refusal("bytes f-strings cannot be printed by jax.debug.print")
@@ -248,7 +266,7 @@ def _fstring_pieces(value: cst.FormattedString, values: ValueQueries) -> list[_P
                 part.with_changes(conversion=None, format_spec=None)
             )
             pieces.append(_Text(code[1:-1]))
-            conversion = conversion or ("" if spec else "r")
+            conversion = conversion or ("" if spec else self_documenting)
         found = _field_pieces(part.expression, conversion, spec, values)
         if isinstance(found, Refusal):
             return found
