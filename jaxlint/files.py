@@ -151,7 +151,7 @@ def _view_key(view: ProjectView | None) -> str:
         (name, int(kind), reason.to_json())
         for name, (kind, reason) in view.traced_from_outside.items()
     )
-    return json.dumps([view.package, marks])
+    return json.dumps([view.package, marks, view.enables_x64])
 
 
 def lint_path(path: Path, config: Config, options: LintOptions = LintOptions()) -> FileOutcome:

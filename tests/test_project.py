@@ -121,3 +121,28 @@ def test_flake8_sees_the_package_as_the_command_line_does(tmp_path: Path) -> Non
         "pkg/losses.py:7:5: JAX201 print in traced `mse` runs once, at trace time, and prints "
         "1 tracer argument instead of values; use jax.debug.print"
     ], done.stdout + done.stderr
+
+
+DOUBLE = """
+    import jax.numpy as jnp
+
+    def accumulate(xs):
+        return jnp.sum(jnp.asarray(xs, dtype=jnp.float64))
+"""
+
+
+def test_float64_is_flagged_only_where_no_part_of_the_project_enables_x64(tmp_path: Path) -> None:
+    make_package(tmp_path, {"sums.py": DOUBLE})
+    assert [d["code"] for d in check(tmp_path, "pkg/sums.py")] == ["JAX401"]
+    (tmp_path / "pkg" / "__init__.py").write_text(
+        'import jax\n\njax.config.update("jax_enable_x64", True)\n'
+    )
+    assert check(tmp_path, "pkg/sums.py") == []
+
+
+def test_a_conftest_beside_the_package_enabling_x64_counts(tmp_path: Path) -> None:
+    make_package(tmp_path, {"sums.py": DOUBLE})
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "conftest.py").write_text('import jax\njax.config.update("jax_enable_x64", True)\n')
+    assert check(tmp_path, "pkg/sums.py") == []

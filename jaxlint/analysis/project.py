@@ -17,7 +17,7 @@ from pathlib import Path
 from jaxlint.analysis.jax_api import TraceKind, TraceReason
 from jaxlint.analysis.project_view import ProjectView
 from jaxlint.analysis.scope import build_index
-from jaxlint.analysis.source import parse_python
+from jaxlint.analysis.source import mentions_x64, parse_python
 from jaxlint.cache import Store, code_version, key_of
 
 MAX_MODULES = 5000  # a tree larger than this is linted module by module, as before
@@ -41,12 +41,15 @@ class ProjectIndex:
 
     marks: dict[str, dict[str, tuple[TraceKind, TraceReason]]] = field(default_factory=dict)
     sites: dict[str, ModuleSite] = field(default_factory=dict)
+    enables_x64: bool = False  # a module or configuration file turns on jax_enable_x64
 
     def view(self, path: str) -> ProjectView:
         """What linting `path` needs from the index."""
         key = _key(Path(path))
         site = self.sites.get(key)
-        return ProjectView(site.package if site else None, self.marks.get(key, {}))
+        return ProjectView(
+            site.package if site else None, self.marks.get(key, {}), self.enables_x64
+        )
 
 
 def module_site(path: Path) -> ModuleSite:
@@ -108,6 +111,9 @@ def build_project_index(
         except OSError:
             continue
         by_name[site.name] = key
+    index.enables_x64 = any(
+        mentions_x64(data.decode("utf-8", "replace")) for data in sources.values()
+    ) or _configuration_enables_x64(paths)
     store = Store(cache_root, "index") if cache_root is not None else None
     pending = list(sources)
     for _ in range(MAX_ROUNDS):
@@ -176,6 +182,40 @@ def _owner(qualified: str, by_name: Mapping[str, str]) -> tuple[str, str] | None
         if module in by_name:
             return by_name[module], ".".join(parts[split:])
     return None
+
+
+# Where a project turns x64 on outside its packages: test setup and tool configuration.
+X64_CONFIGURATION = (
+    "conftest.py",
+    "tests/conftest.py",
+    "test/conftest.py",
+    "pyproject.toml",
+    "setup.cfg",
+    "tox.ini",
+    "pytest.ini",
+)
+
+
+def _configuration_enables_x64(paths: list[Path]) -> bool:
+    """Does a conftest or configuration file beside the packages turn x64 on?"""
+    roots = {p.resolve().parent for p in paths}
+    tops = set()
+    for folder in roots:
+        while (folder / "__init__.py").is_file():
+            folder = folder.parent
+        tops.add(folder)
+    for top in sorted(tops):
+        for folder in (top, top.parent):
+            for name in X64_CONFIGURATION:
+                candidate = folder / name
+                try:
+                    if candidate.is_file() and mentions_x64(
+                        candidate.read_text("utf-8", "replace")
+                    ):
+                        return True
+                except OSError:
+                    continue
+    return False
 
 
 def _key(path: Path) -> str:

@@ -15,3 +15,5 @@ class ProjectView:
     package: str | None = None
     # function name (or `Class.method`) → trace kind and reason
     traced_from_outside: Mapping[str, tuple[TraceKind, TraceReason]] = field(default_factory=dict)
+    # some module or configuration file of the project turns on jax_enable_x64 (JAX401)
+    enables_x64: bool = False

@@ -229,12 +229,13 @@ class Query:
         """Taken for an array without evidence (see FunctionValues.unproven_array)."""
         return self.frame is not None and self.frame.values.unproven_array(expression)
 
-    def kind_at_loop(self, expression: cst.BaseExpression, loop: cst.CSTNode) -> Kind:
-        """Like `kind`, but a name's kind as it is when `loop` starts (statement order)."""
+    def kind_at(self, expression: cst.BaseExpression, at: cst.CSTNode) -> Kind:
+        """Like `kind`, but a name's kind as it is at `at` (a loop, or a read of the name): from
+        the bindings that reach it in statement order."""
         if self.frame is None:
             return Kind.STATIC
         if isinstance(expression, cst.Name) and expression.value in self.frame.values.env:
-            return self.frame.values.name_kind_at(expression.value, loop)
+            return self.frame.values.name_kind_at(expression.value, at)
         return self.frame.values.kind(expression)
 
     # -- where objects live (what a write inside traced code reaches) ---------------------

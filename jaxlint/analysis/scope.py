@@ -230,6 +230,8 @@ class ModuleIndex:
     jit_decorators: frozenset[str]
     module_values: dict[str, str]  # module-level `name = <value>`: "container" or the callee's name
     lines: list[str] = field(default_factory=list)
+    # jax_enable_x64 is turned on by this module or, as far as the project index saw, the project
+    enables_x64: bool = False
     # calls from traced code to functions imported from elsewhere: (qualified callee, trace kind,
     # caller); the project index marks the callees traced in their own modules
     outgoing: list[tuple[str, TraceKind, TraceReason]] = field(default_factory=list)

@@ -9,6 +9,15 @@ import warnings
 JAX_MARKERS = ("jax", "equinox", "flax")
 
 
+X64_SPELLINGS = ("enable_x64", "ENABLE_X64")
+
+
+def mentions_x64(text: str) -> bool:
+    """Does the text turn on 64-bit JAX types (`jax.config.update("jax_enable_x64", True)`,
+    `JAX_ENABLE_X64=1`, `jax.experimental.enable_x64()`), as far as a text search can tell?"""
+    return any(spelling in text for spelling in X64_SPELLINGS)
+
+
 def parse_python(source: str, path: str = "<source>") -> ast.Module:
     """`ast.parse`, without Python's SyntaxWarnings about the user's code reaching stderr."""
     with warnings.catch_warnings():

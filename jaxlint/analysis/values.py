@@ -97,10 +97,10 @@ class FunctionValues:
         """The kind of value `expression` evaluates to in this function."""
         return _Evaluator(self).kind(expression)
 
-    def name_kind_at(self, name: str, loop: cst.CSTNode) -> Kind:
-        """The kind of `name` when `loop` starts (see `reaching_bindings`); without a binding
-        that reaches the loop, the flow-insensitive kind."""
-        reaching = self.reaching_bindings(name, loop)
+    def name_kind_at(self, name: str, at: cst.CSTNode) -> Kind:
+        """The kind of `name` at `at`, a loop or a read (see `reaching_bindings`); without a
+        binding that reaches it, the flow-insensitive kind."""
+        reaching = self.reaching_bindings(name, at)
         if not reaching:
             return self.name_kind(name)
         evaluator = _Evaluator(self)
@@ -408,6 +408,7 @@ _BINDING_NODES = (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.NamedExpr, cst.W
 
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+_DISPLAYS = (cst.List, cst.Tuple, cst.ListComp)
 
 
 class _EvidenceCollector(cst.CSTVisitor):
@@ -802,6 +803,10 @@ class _Evaluator:
         return base
 
     def _BinaryOperation(self, node: cst.BinaryOperation) -> Kind:
+        if isinstance(node.operator, (cst.Multiply, cst.Add)) and (
+            isinstance(node.left, _DISPLAYS) or isinstance(node.right, _DISPLAYS)
+        ):
+            return Kind.CONTAINER  # `[slice(None)] * ndim`, `xs + [x]`: a Python sequence
         return max(self.kind(node.left), self.kind(node.right))
 
     def _UnaryOperation(self, node: cst.UnaryOperation) -> Kind:

@@ -17,7 +17,7 @@ from libcst.metadata import MetadataWrapper
 
 from jaxlint.analysis.project_view import ProjectView
 from jaxlint.analysis.scope import FunctionInfo, ModuleIndex, build_index
-from jaxlint.analysis.source import mentions_jax, parse_python
+from jaxlint.analysis.source import mentions_jax, mentions_x64, parse_python
 from jaxlint.analysis.unit_summary import summarize
 from jaxlint.diagnostics import Diagnostic, Span
 from jaxlint.engine import suppression
@@ -115,12 +115,14 @@ def host_candidates(
         return {}
     types = tuple({t for rule in asking for t in rule.host_node_types})
     found: dict[int, set[str]] = {}
-    imports = index.imports
-    for node in ast.walk(tree):
-        if isinstance(node, types):
-            for rule in asking:
-                if isinstance(node, rule.host_node_types) and rule.host_candidate(node, imports):
-                    found.setdefault(node.lineno, set()).add(rule.code)  # type: ignore[attr-defined]
+    for statement in tree.body:
+        for node in ast.walk(statement):
+            if isinstance(node, types):
+                for rule in asking:
+                    if isinstance(node, rule.host_node_types) and rule.host_candidate(
+                        node, statement, index
+                    ):
+                        found.setdefault(node.lineno, set()).add(rule.code)  # type: ignore[attr-defined]
     return found
 
 
@@ -153,13 +155,15 @@ def _index(
     tree: ast.Module, config: Config, lines: list[str], project: ProjectView | None
 ) -> ModuleIndex:
     project = project or ProjectView()
-    return build_index(
+    index = build_index(
         tree,
         config.jit_decorators,
         lines,
         package=project.package,
         traced_from_outside=project.traced_from_outside,
     )
+    index.enables_x64 = project.enables_x64 or any(mentions_x64(line) for line in lines)
+    return index
 
 
 def run_rules(

@@ -16,7 +16,6 @@ from jaxlint.diagnostics import FixKind, Severity, Span
 from jaxlint.engine.edits import Edit, Refusal
 
 if TYPE_CHECKING:
-    from jaxlint.analysis.names import ImportTable
     from jaxlint.analysis.unit_summary import UnitSummary
 
 
@@ -63,8 +62,9 @@ class Rule:
         return True
 
     @classmethod
-    def host_candidate(cls, node: ast.AST, imports: ImportTable) -> bool:
-        """Could this `ast` node (one of `host_node_types`) be a finding, wherever it is?
+    def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
+        """Could this `ast` node (one of `host_node_types`, inside the top-level `statement`)
+        be a finding, wherever it is?
 
         Traced code alone reaches libcst unless a rule asks for more: the engine walks the
         module's `ast` once, asks this of each node of the declared types, and hands the

@@ -148,7 +148,7 @@ class PythonLoopOverArray(Rule):
                 return None
         if context.unproven_array(iterable):
             return None  # as often a list of arrays: iterating it is static structure
-        kind = context.kind(iterable) if loop is None else context.kind_at_loop(iterable, loop)
+        kind = context.kind(iterable) if loop is None else context.kind_at(iterable, loop)
         if kind == Kind.ARRAY:
             return f"`{code_of(iterable)}`"
         return None

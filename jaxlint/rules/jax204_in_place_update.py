@@ -7,7 +7,8 @@ import ast
 import libcst as cst
 
 from jaxlint.analysis.cst_text import code_of
-from jaxlint.analysis.names import ImportTable
+from jaxlint.analysis.names import dotted_ast
+from jaxlint.analysis.scope import ModuleIndex
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
 from jaxlint.engine.edits import Edit, Refusal
@@ -34,13 +35,20 @@ class InPlaceUpdate(Rule):
     host_node_types = (ast.Assign, ast.AugAssign)
 
     @classmethod
-    def host_candidate(cls, node: ast.AST, imports: ImportTable) -> bool:
+    def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
+        """A store into a name the same top-level statement binds to a JAX call's result."""
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]  # type: ignore[attr-defined]
-        return any(isinstance(t, ast.Subscript) for t in targets)
+        stored = {
+            t.value.id
+            for t in targets
+            if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)
+        }
+        return bool(stored) and bool(stored & _jax_bound_names(statement, index))
 
     @classmethod
     def may_apply(cls, unit: UnitSummary) -> bool:
-        return cls.code in unit.host_candidates
+        # traced code: a traced array needs no JAX call to be one (`v = state * 0.9`)
+        return cls.code in unit.host_candidates or (unit.traced and unit.stores_into)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) != 1:
@@ -63,7 +71,8 @@ class InPlaceUpdate(Rule):
             return
         base = target.value
         context = self.context
-        if context.kind(base) != Kind.ARRAY or context.unproven_array(base):
+        # the value the name holds here: `d = {...}` after `d = jnp.zeros(3)` is a dict
+        if context.kind_at(base, base) != Kind.ARRAY or context.unproven_array(base):
             return
         if context.maybe_unstaged_branch(statement):
             return  # `if isinstance(x, np.ndarray): x[i] = v` and the like
@@ -177,6 +186,34 @@ class InPlaceUpdate(Rule):
             or (kind == "assign" and self._scalar_int(bound, depth - 1))  # type: ignore[arg-type]
             for kind, bound in bindings
         )
+
+
+_BOUND_CACHE: dict[int, tuple[ast.stmt, frozenset[str]]] = {}
+
+
+def _jax_bound_names(statement: ast.stmt, index: ModuleIndex) -> frozenset[str]:
+    """Names `statement` assigns a value computed by a `jax.*` call (`g = jnp.zeros(n)`,
+    `y = jnp.asarray(x) * 2`), once per statement."""
+    cached = _BOUND_CACHE.get(id(statement))
+    if cached is not None and cached[0] is statement:
+        return cached[1]
+    names: set[str] = set()
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Assign) and _calls_jax(node.value, index):
+            for target in node.targets:
+                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    _BOUND_CACHE.clear()  # one statement at a time: the engine walks them in order
+    _BOUND_CACHE[id(statement)] = (statement, frozenset(names))
+    return _BOUND_CACHE[id(statement)][1]
+
+
+def _calls_jax(value: ast.expr, index: ModuleIndex) -> bool:
+    for node in ast.walk(value):
+        if isinstance(node, ast.Call):
+            qualified = index.imports.resolve(dotted_ast(node.func)) or ""
+            if qualified.startswith("jax."):
+                return True
+    return False
 
 
 def _alias(function: cst.CSTNode | None, name: str) -> str | None:

@@ -7,7 +7,7 @@ import ast
 import libcst as cst
 
 from jaxlint.analysis.cst_text import code_of
-from jaxlint.analysis.names import ImportTable
+from jaxlint.analysis.scope import ModuleIndex
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.engine.edits import Edit, Refusal
 from jaxlint.engine.rule import Rule
@@ -27,7 +27,7 @@ class DiscardedAtUpdate(Rule):
     host_node_types = (ast.Expr,)
 
     @classmethod
-    def host_candidate(cls, node: ast.AST, imports: ImportTable) -> bool:
+    def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
         call = node.value  # type: ignore[attr-defined]
         return (
             isinstance(call, ast.Call)

@@ -1,0 +1,182 @@
+"""JAX401 float64-without-x64: a 64-bit dtype asked of JAX where x64 is never turned on."""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from jaxlint.analysis.cst_text import code_of
+from jaxlint.analysis.names import dotted_ast
+from jaxlint.analysis.scope import ModuleIndex
+from jaxlint.analysis.unit_summary import UnitSummary
+from jaxlint.analysis.values import Kind
+from jaxlint.engine.rule import Rule
+
+WIDE = {"float64": "float32", "int64": "int32", "uint64": "uint32", "complex128": "complex64"}
+WIDE_STRINGS = {**WIDE, "f8": "float32", "i8": "int32", "u8": "uint32", "c16": "complex64"}
+# Calls that read a dtype rather than make values of it: asking about float64 is fine.
+DTYPE_QUERIES = frozenset(
+    {
+        "jax.numpy.issubdtype",
+        "jax.numpy.finfo",
+        "jax.numpy.iinfo",
+        "jax.numpy.dtype",
+        "jax.dtypes.canonicalize_dtype",
+        "jax.dtypes.issubdtype",
+        "builtins.isinstance",
+    }
+)
+X64_OPTION = "jax_enable_x64"
+
+
+class Float64WithoutX64(Rule):
+    code = "JAX401"
+    name = "float64-without-x64"
+    severity = "info"
+    summary = "a 64-bit dtype requested from JAX while jax_enable_x64 is off: silently 32-bit"
+    host_node_types = (ast.Attribute, ast.Constant, ast.Call)
+
+    @classmethod
+    def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
+        if isinstance(node, ast.Call):
+            return _is_x64_update(node)
+        if index.enables_x64:
+            return False
+        if isinstance(node, ast.Attribute):
+            return node.attr in WIDE
+        return isinstance(node.value, str) and node.value in WIDE_STRINGS  # type: ignore[attr-defined]
+
+    @classmethod
+    def may_apply(cls, unit: UnitSummary) -> bool:
+        return cls.code in unit.host_candidates
+
+    def visit_Call(self, node: cst.Call) -> None:
+        context = self.context
+        qualified = context.resolve(node.func) or ""
+        if qualified == "jax.config.update" and _option(node) == X64_OPTION:
+            self._late_enable(node)
+            return
+        if context.index.enables_x64 or qualified in DTYPE_QUERIES:
+            return
+        if qualified in {f"jax.numpy.{name}" for name in WIDE}:
+            self._report(node, node.func, f"{qualified.rsplit('.', 1)[1]}")
+            return
+        requests = qualified.startswith("jax.") or self._astype_of_array(node)
+        if not requests:
+            return
+        astype = self._astype_of_array(node)
+        for argument in node.args:
+            if argument.keyword is not None and argument.keyword.value != "dtype":
+                continue
+            # a string is a dtype only where one is expected: `dtype=`, `.astype("float64")`
+            strings = argument.keyword is not None or astype
+            wide = self._wide(argument.value, strings)
+            if wide:
+                self._report(node, argument.value, wide)
+
+    def _late_enable(self, node: cst.Call) -> None:
+        """x64 turned on where it cannot reach arrays already made: while tracing (the trace in
+        progress keeps its types), or at module level after module-level arrays were made.
+
+        Measured on jax 0.10.2: turned on inside a plain function (a `set_precision` helper, a
+        test's setUp), it applies to every array made after it; that is not flagged.
+        """
+        context = self.context
+        if context.traced:
+            where = "inside traced code, where the trace in progress keeps its 32-bit types"
+        elif context.frame is None:
+            line = context.span(node).line
+            made = _arrays_made_before(context.index, line)
+            if made is None:
+                return
+            where = f"after module-level arrays were made (line {made}), which stay 32-bit"
+        else:
+            return
+        self.report(
+            node,
+            f"jax_enable_x64 is turned on {where}; JAX documents that it must be set at "
+            "startup: set it right after `import jax` in the entry module (or JAX_ENABLE_X64=1)",
+            severity="warning",
+        )
+
+    def _astype_of_array(self, node: cst.Call) -> bool:
+        func = node.func
+        return (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in ("astype", "view")
+            and self.context.kind(func.value) == Kind.ARRAY
+        )
+
+    def _wide(self, value: cst.BaseExpression, strings: bool) -> str | None:
+        """`float64` when the value names a 64-bit dtype (`jnp.float64`, `np.float64`, and with
+        `strings` `"float64"`), else None."""
+        if isinstance(value, cst.SimpleString):
+            if not strings:
+                return None
+            text = value.evaluated_value
+            return text if isinstance(text, str) and text in WIDE_STRINGS else None
+        qualified = self.context.resolve(value) or ""
+        module, _, name = qualified.rpartition(".")
+        if module in ("numpy", "jax.numpy") and name in WIDE:
+            return name
+        return None
+
+    def _report(self, node: cst.Call, culprit: cst.BaseExpression, wide: str) -> None:
+        narrow = WIDE_STRINGS[wide]
+        self.report(
+            node,
+            f"`{code_of(culprit)}` asks JAX for {wide}, but nothing in this project turns on "
+            f"jax_enable_x64: JAX makes it {narrow} (with a UserWarning at most); enable x64 "
+            f'at startup (`jax.config.update("jax_enable_x64", True)`) if you need {wide}, or '
+            f"ask for {narrow}",
+        )
+
+
+ARRAY_MAKERS = ("jax.numpy.", "jax.random.", "jax.device_put")
+
+
+def _arrays_made_before(index: ModuleIndex, line: int) -> int | None:
+    """The line of the first module-level statement before `line` calling jax.numpy or
+    jax.random (making arrays at import), if any."""
+    for statement in index.tree.body:
+        if statement.lineno >= line:
+            return None
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for node in _executed_nodes(statement):
+            if isinstance(node, ast.Call):
+                qualified = index.imports.resolve(dotted_ast(node.func)) or ""
+                if qualified.startswith(ARRAY_MAKERS):
+                    return statement.lineno
+    return None
+
+
+def _executed_nodes(statement: ast.stmt) -> list[ast.AST]:
+    """The nodes of a statement that run when it does (not the bodies of lambdas it makes)."""
+    found: list[ast.AST] = []
+    stack: list[ast.AST] = [statement]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        if not isinstance(node, ast.Lambda):
+            stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _is_x64_update(node: ast.Call) -> bool:
+    func = node.func
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == "update"
+        and bool(node.args)
+        and isinstance(node.args[0], ast.Constant)
+        and node.args[0].value == X64_OPTION
+    )
+
+
+def _option(node: cst.Call) -> str | None:
+    if node.args and isinstance(node.args[0].value, cst.SimpleString):
+        value = node.args[0].value.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
