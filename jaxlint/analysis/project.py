@@ -41,15 +41,16 @@ class ProjectIndex:
 
     marks: dict[str, dict[str, tuple[TraceKind, TraceReason]]] = field(default_factory=dict)
     sites: dict[str, ModuleSite] = field(default_factory=dict)
-    enables_x64: bool = False  # a module or configuration file turns on jax_enable_x64
+    # per program (a top-level package, or a file outside any package): does one of its
+    # modules, or a configuration file beside it, turn on jax_enable_x64?
+    x64_by_program: dict[str, bool] = field(default_factory=dict)
 
     def view(self, path: str) -> ProjectView:
         """What linting `path` needs from the index."""
         key = _key(Path(path))
         site = self.sites.get(key)
-        return ProjectView(
-            site.package if site else None, self.marks.get(key, {}), self.enables_x64
-        )
+        x64 = self.x64_by_program.get(_program(Path(path)), False)
+        return ProjectView(site.package if site else None, self.marks.get(key, {}), x64)
 
 
 def module_site(path: Path) -> ModuleSite:
@@ -111,9 +112,7 @@ def build_project_index(
         except OSError:
             continue
         by_name[site.name] = key
-    index.enables_x64 = any(
-        mentions_x64(data.decode("utf-8", "replace")) for data in sources.values()
-    ) or _configuration_enables_x64(paths)
+    index.x64_by_program = _x64_by_program(sources)
     store = Store(cache_root, "index") if cache_root is not None else None
     pending = list(sources)
     for _ in range(MAX_ROUNDS):
@@ -196,25 +195,39 @@ X64_CONFIGURATION = (
 )
 
 
-def _configuration_enables_x64(paths: list[Path]) -> bool:
-    """Does a conftest or configuration file beside the packages turn x64 on?"""
-    roots = {p.resolve().parent for p in paths}
-    tops = set()
-    for folder in roots:
-        while (folder / "__init__.py").is_file():
-            folder = folder.parent
-        tops.add(folder)
-    for top in sorted(tops):
-        for folder in (top, top.parent):
-            for name in X64_CONFIGURATION:
-                candidate = folder / name
-                try:
-                    if candidate.is_file() and mentions_x64(
-                        candidate.read_text("utf-8", "replace")
-                    ):
-                        return True
-                except OSError:
-                    continue
+def _program(path: Path) -> str:
+    """The top-level package folder holding `path`, or the file itself outside packages: what
+    one `jax.config.update` reaches (every module of a package imports its `__init__`)."""
+    path = path.resolve()
+    folder, top = path.parent, None
+    while (folder / "__init__.py").is_file():
+        top = folder
+        folder = folder.parent
+    return str(top if top is not None else path)
+
+
+def _x64_by_program(sources: Mapping[str, bytes]) -> dict[str, bool]:
+    found: dict[str, bool] = {}
+    for key, data in sources.items():
+        program = _program(Path(key))
+        if not found.get(program):
+            found[program] = mentions_x64(data.decode("utf-8", "replace"))
+    for program, enabled in found.items():
+        if not enabled:
+            found[program] = _configuration_enables_x64(Path(program))
+    return found
+
+
+def _configuration_enables_x64(program: Path) -> bool:
+    """Does a conftest or configuration file beside the program (or one level up) turn x64 on?"""
+    for folder in (program.parent, program.parent.parent):
+        for name in X64_CONFIGURATION:
+            candidate = folder / name
+            try:
+                if candidate.is_file() and mentions_x64(candidate.read_text("utf-8", "replace")):
+                    return True
+            except OSError:
+                continue
     return False
 
 

@@ -188,10 +188,15 @@ class Query:
         return any(id(node) in branches.concrete for branches in self._branches_around())
 
     def maybe_unstaged_branch(self, node: cst.CSTNode) -> bool:
-        """In a branch the code may run only unstaged: an `x is None` mode (`in_mode_branch`) or
-        the concrete side of an `isinstance(x, Tracer)` test (`in_concrete_branch`). Rules that
-        claim a tracer error there would be guessing which mode is traced."""
-        return self.in_mode_branch(node) or self.in_concrete_branch(node)
+        """In a branch the code may run only unstaged: an `x is None` mode (`in_mode_branch`),
+        the concrete side of an `isinstance(x, Tracer)` test (`in_concrete_branch`), or a
+        `with jax.ensure_compile_time_eval():` block (JAX runs it eagerly on concrete inputs,
+        even under jit). Rules that claim a tracer error there would be guessing."""
+        return (
+            self.in_mode_branch(node)
+            or self.in_concrete_branch(node)
+            or any(id(node) in branches.eager for branches in self._branches_around())
+        )
 
     def not_arrays_at(self, node: cst.CSTNode) -> set[str]:
         """Names an `isinstance(x, jnp.ndarray)` test shows are not arrays at `node` (it is in
@@ -240,12 +245,21 @@ class Query:
 
     # -- where objects live (what a write inside traced code reaches) ---------------------
 
-    def owner(self, name: str, function: FunctionInfo) -> str | None:
+    def owner(self, name: str, function: FunctionInfo, at: cst.CSTNode | None = None) -> str | None:
         """Where the object `name` lives, seen from `function`: "self", "argument", "closure",
         "global" — or None when it is safe to write: created in this function, a fresh
-        `*args`/`**kwargs`, an imported module, or a local of an enclosing function traced at
-        the same level."""
+        `*args`/`**kwargs`, an imported module, a parameter rebound on every path to `at`
+        (`padding = []`), or a local of an enclosing function traced at the same level."""
         if name in (function.vararg, function.kwarg):
+            return None
+        frame = self.frame
+        if (
+            at is not None
+            and name in function.params
+            and frame is not None
+            and frame.info is function
+            and not frame.values.parameter_reaches(name, at)
+        ):
             return None
         if name in function.params:
             return "self" if function.is_method and name == function.positional[0] else "argument"
@@ -294,6 +308,9 @@ class Query:
 ARRAY_TYPES = frozenset({"jax.Array", "jax.numpy.ndarray", "numpy.ndarray"})
 
 
+EAGER_CONTEXTS = frozenset({"jax.ensure_compile_time_eval", "jax.core.eval_context"})
+
+
 class _Branches(cst.CSTVisitor):
     """One walk of a function's `if`s and conditional expressions, recording by node id:
     `inside` an `x is None` test (either branch), in the `concrete` branch of an
@@ -305,7 +322,15 @@ class _Branches(cst.CSTVisitor):
         self.resolve = resolve
         self.inside: set[int] = set()
         self.concrete: set[int] = set()
+        self.eager: set[int] = set()  # inside `with jax.ensure_compile_time_eval():`
         self.not_array: dict[int, set[str]] = {}
+
+    def visit_With(self, node: cst.With) -> None:
+        for item in node.items:
+            call = item.item
+            func = call.func if isinstance(call, cst.Call) else call
+            if self.resolve(func) in EAGER_CONTEXTS:
+                _collect(node.body, self.eager)
 
     def visit_If(self, node: cst.If) -> None:
         if _tests_none(node.test):

@@ -791,13 +791,13 @@ class _IndexBuilder:
         argnames: tuple[str, ...] = ()
         readable = True
         for keyword in keywords:
-            if keyword.arg in ("static_argnums", "static_argnames"):
+            if keyword.arg in ("static_argnums", "static_argnames", "static_broadcasted_argnums"):
                 value = _literal(keyword.value)
                 if value is _UNREADABLE:
                     readable = False
                     continue
                 values = value if isinstance(value, (tuple, list)) else (value,)
-                if keyword.arg == "static_argnums":
+                if keyword.arg in ("static_argnums", "static_broadcasted_argnums"):  # pmap's name
                     argnums = tuple(v for v in values if isinstance(v, int))
                 else:
                     argnames = tuple(v for v in values if isinstance(v, str))

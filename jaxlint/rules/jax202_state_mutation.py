@@ -14,7 +14,7 @@ import libcst as cst
 from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.scope import FunctionInfo
 from jaxlint.analysis.unit_summary import UnitSummary
-from jaxlint.engine.rule import Rule
+from jaxlint.engine.rule import Rule, UnitContext
 
 LIST_MUTATORS = frozenset({"append", "extend", "insert", "appendleft", "extendleft"})
 CONTAINER_MUTATORS = frozenset(
@@ -37,6 +37,13 @@ class StateMutationInTraced(Rule):
             or bool(unit.node_types & {"Global", "Nonlocal"})
             or bool(unit.methods_called & (LIST_MUTATORS | CONTAINER_MUTATORS))
         )
+
+    def __init__(self, context: UnitContext) -> None:
+        super().__init__(context)
+        self._statement_calls: set[int] = set()  # calls whose result is thrown away
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        self._statement_calls.add(id(node.value))
 
     def _function(self) -> FunctionInfo | None:
         function = self.context.function
@@ -91,10 +98,11 @@ class StateMutationInTraced(Rule):
             return
         if isinstance(target, cst.Subscript) and not self._is_container_item(target, function):
             return  # item stores into arrays are JAX204's; into refs (Pallas, new_ref) legal
-        head = _head(target)
-        if head is None:
+        head_node = _head_name(target)
+        if head_node is None:
             return
-        owner = self.context.owner(head, function)
+        head = head_node.value
+        owner = self.context.owner(head, function, at=head_node)
         if owner == "argument" and head not in function.static_params:
             # a traced argument is the copy jit unflattened for this trace: writing into it
             # changes nothing outside and leaks nothing (a per-trace cache is a known idiom)
@@ -122,14 +130,20 @@ class StateMutationInTraced(Rule):
             return
         method = node.func.attr.value
         receiver = node.func.value
-        if method not in LIST_MUTATORS and not (
+        if method in LIST_MUTATORS:
+            if id(node) not in self._statement_calls:
+                return  # its result is used: not a list's (`buffer.insert(state, x)` is functional)
+        elif not (
             method in CONTAINER_MUTATORS and self.context.known_container(receiver, function)
         ):
             return
         if not any(self._leaks(a.value) for a in node.args):
             return
-        head = _head(receiver)
-        owner = self.context.owner(head, function) if head is not None else None
+        head_node = _head_name(receiver)
+        if head_node is None:
+            return
+        head = head_node.value
+        owner = self.context.owner(head, function, at=head_node)
         if owner is None:
             return
         self.report(
@@ -189,10 +203,10 @@ class _ReadOf(cst.CSTVisitor):
         return not self.found
 
 
-def _head(target: cst.BaseExpression) -> str | None:
+def _head_name(target: cst.BaseExpression) -> cst.Name | None:
     while isinstance(target, (cst.Attribute, cst.Subscript)):
         target = target.value
-    return target.value if isinstance(target, cst.Name) else None
+    return target if isinstance(target, cst.Name) else None
 
 
 def _describe(owner: str, name: str | None) -> str:

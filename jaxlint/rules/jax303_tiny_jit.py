@@ -69,10 +69,12 @@ class TinyJit(Rule):
         roots = [r for r in info.roots if r.api in JIT_APIS]
         if not roots:
             return
+        if self._pair_of_parameters(expression):
+            return  # `a + b` alone: of two pytrees it is a user `__add__`, not one operation
         operations = self.count_operations(expression)
         limit = self.context.config.tiny_max_ops
-        if operations is None or operations > limit:
-            return
+        if not operations or operations > limit:
+            return  # 0: the identity, a jit or pmap whose job is placement (`out_shardings`)
         for root in roots:
             span = self.context.index.span_of(root.node)
             if root.via == "decorator":  # anchor on the whole decorator, `@` included
@@ -115,6 +117,19 @@ class TinyJit(Rule):
                 return None
             return _add(1, *(self.count_operations(a.value) for a in expression.args))
         return None
+
+    def _pair_of_parameters(self, expression: cst.BaseExpression) -> bool:
+        info = self.context.function
+        return (
+            isinstance(expression, cst.BinaryOperation)
+            and info is not None
+            and all(
+                isinstance(side, cst.Name)
+                and side.value in info.params
+                and side.value not in info.static_params  # a static one is a Python number
+                for side in (expression.left, expression.right)
+            )
+        )
 
 
 def _add(*parts: int | None) -> int | None:
