@@ -192,17 +192,27 @@ X64_CONFIGURATION = (
     "setup.cfg",
     "tox.ini",
     "pytest.ini",
+    "README.md",
+    "README.rst",
+    "README",
 )
 
 
+PACKAGE_DEPTH = 6  # how far up a module looks for the package it belongs to
+
+
 def _program(path: Path) -> str:
-    """The top-level package folder holding `path`, or the file itself outside packages: what
-    one `jax.config.update` reaches (every module of a package imports its `__init__`)."""
+    """The top-level package folder holding `path` (the highest folder with an `__init__.py`
+    a few levels up, through folders without one, as in `pkg/_src/stats/mod.py`), or the file
+    itself outside any package: what one
+    `jax.config.update` reaches (every module of a package imports its `__init__`)."""
     path = path.resolve()
-    folder, top = path.parent, None
-    while (folder / "__init__.py").is_file():
-        top = folder
-        folder = folder.parent
+    top = None
+    for depth, folder in enumerate(path.parents):
+        if depth >= PACKAGE_DEPTH:
+            break
+        if (folder / "__init__.py").is_file():
+            top = folder
     return str(top if top is not None else path)
 
 
@@ -212,9 +222,16 @@ def _x64_by_program(sources: Mapping[str, bytes]) -> dict[str, bool]:
         program = _program(Path(key))
         if not found.get(program):
             found[program] = mentions_x64(data.decode("utf-8", "replace"))
+    enabled_packages = [Path(p) for p, on in found.items() if on and Path(p).is_dir()]
     for program, enabled in found.items():
-        if not enabled:
-            found[program] = _configuration_enables_x64(Path(program))
+        if enabled:
+            continue
+        path = Path(program)
+        # a script or test beside a package imports it (`tests/test_x.py` next to `pkg/`)
+        near = {path.parent, path.parent.parent} if path.is_file() else set()
+        found[program] = any(p.parent in near for p in enabled_packages) or (
+            _configuration_enables_x64(path)
+        )
     return found
 
 
