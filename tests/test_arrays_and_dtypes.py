@@ -246,3 +246,35 @@ def test_every_fixture_function_is_called():
     for name, calls in CALLS.items():
         code = name[:6].upper()
         assert _flagged(name, code) - {"Board"} <= set(calls), name
+
+
+def _snapshot(case: str, suffix: str) -> ModuleType:
+    source = (FIXTURES / "fix" / f"{case}{suffix}").read_text(encoding="utf-8")
+    return _load(source, f"_snapshot_{case}_{suffix.split('.')[1]}")
+
+
+def test_fix_snapshots_run_as_the_numpy_code_they_were_ported_from():
+    reference = _snapshot("inplace_ported", ".in.py")
+    reference.jnp = np
+    fixed = _snapshot("inplace_ported", ".out.py")
+    np.testing.assert_allclose(fixed.laplacian_1d(5, 0.5), reference.laplacian_1d(5, 0.5))
+    u = np.linspace(0.0, 1.0, 6)
+    np.testing.assert_allclose(
+        fixed.with_boundary(jnp.asarray(u), 2.0, 3.0), reference.with_boundary(u, 2.0, 3.0)
+    )
+    with pytest.raises(TypeError, match="immutable"):  # refused: still the original error
+        fixed.histogram(jnp.array([1, 1, 2]), 4)
+
+    original = _snapshot("discarded_at_update", ".in.py")
+    fixed = _snapshot("discarded_at_update", ".out.py")
+    assert not original.reset_units(KEY, 2, 6, 3).any()  # every enemy left at type 0
+    assert fixed.reset_units(KEY, 2, 6, 3)[2:].any()
+    assert float(original.mark_selected(4, jnp.array([1])).sum()) == 4.0
+    assert float(fixed.mark_selected(4, jnp.array([1])).sum()) == 3.0
+
+    args = (jnp.ones(3), M, F, 0.1)
+    with pytest.raises(TypeError, match="format"):
+        _call(_snapshot("debug_print_fstring", ".in.py"), "train_step", args)
+    _, printed = _call(_snapshot("debug_print_fstring", ".out.py"), "train_step", args)
+    lines = sorted(printed.splitlines())  # the two prints are not ordered with each other
+    assert lines[0].startswith("loss ") and lines[1] == "lr=0.1 shapes (4, 3) (3,)", printed

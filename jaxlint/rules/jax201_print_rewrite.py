@@ -147,8 +147,8 @@ def debug_print_edit(
 def template_arguments(text: cst.BaseExpression, values: ValueQueries) -> list[cst.Arg] | Refusal:
     """jax.debug.print's template and arguments printing what the text expression `text` (an
     f-string, `"..." % x`, `"...".format(x)`) would make from values (JAX206)."""
-    if isinstance(text, cst.FormattedString):  # `{x=}` shows the value, not `Array(...)`
-        pieces: list[_Piece] | Refusal | None = _fstring_pieces(text, values, "")
+    if isinstance(text, cst.FormattedString):  # `{x=}` shows `x=0.1`, not `x=Array(...)`
+        pieces: list[_Piece] | Refusal | None = _fstring_pieces(text, values, "s")
     else:
         pieces = _text_pieces(text, values)
     if pieces is None:
@@ -241,7 +241,7 @@ def _fstring_pieces(
     value: cst.FormattedString, values: ValueQueries, self_documenting: str = "r"
 ) -> list[_Piece] | Refusal:
     """`self_documenting`: the conversion of a `{x=}` field with no conversion or spec (`r`,
-    as the f-string formats it, or `""`, the value as jax.debug.print shows it)."""
+    as the f-string formats it, or `s`, the value as print shows it)."""
     prefix = value.prefix.lower().replace("f", "")
     if "b" in prefix:
         return Refusal("bytes f-strings cannot be printed by jax.debug.print")
