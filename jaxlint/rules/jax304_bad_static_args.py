@@ -1,0 +1,198 @@
+"""JAX304 bad-static-args: static arguments that make jit raise, at decoration or at the call."""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from collections.abc import Callable
+
+import libcst as cst
+
+from jaxlint.analysis.cst_text import code_of
+from jaxlint.analysis.names import dotted_ast
+from jaxlint.analysis.scope import FunctionInfo, JitRoot, ModuleIndex
+from jaxlint.analysis.unit_summary import UnitSummary
+from jaxlint.engine.edits import Edit, Refusal
+from jaxlint.engine.rule import Rule
+
+UNHASHABLE = "ValueError: Non-hashable static arguments are not supported"
+DISPLAYS = (cst.List, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp)
+AST_DISPLAYS = (ast.List, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp)
+ARRAY_MAKERS = ("jax.numpy.", "jax.random.", "numpy.array", "numpy.asarray", "numpy.zeros")
+ARRAY_TYPES = frozenset({"Array", "ndarray"})
+JAXTYPING = frozenset(
+    {"Float", "Int", "Bool", "Shaped", "Num", "Complex", "UInt", "Integer", "Inexact", "Real"}
+)
+
+
+class BadStaticArgs(Rule):
+    code = "JAX304"
+    name = "bad-static-args"
+    severity = "error"
+    fix_kind = "safe"
+    summary = "static_argnums/static_argnames that make jit raise ValueError"
+    host_node_types = (ast.Call,)
+
+    @classmethod
+    def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
+        """A call of a module-level jitted function (or a jit alias) passing a display."""
+        func = node.func  # type: ignore[attr-defined]
+        if not isinstance(func, ast.Name) or not _static_roots(func.id, index):
+            return False
+        values = [*node.args, *(k.value for k in node.keywords)]  # type: ignore[attr-defined]
+        return any(isinstance(v, (*AST_DISPLAYS, ast.Call)) for v in values)
+
+    @classmethod
+    def may_apply(cls, unit: UnitSummary) -> bool:
+        return bool(unit.jitted) or cls.code in unit.host_candidates
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        info = self.context.function
+        if info is None or info.node is None:
+            return
+        index = self.context.index
+        for root in info.roots:
+            for message in _spec_problems(info, root, lambda: _called_in_module(info.name, index)):
+                span = self.context.index.span_of(root.node)
+                self.context.report_span(self, span, message)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not isinstance(node.func, cst.Name):
+            return
+        index = self.context.index
+        for info, root in _static_roots(node.func.value, index):
+            positional = _positional(info, root)
+            static = root.static_params or frozenset()
+            for number, argument in enumerate(node.args):
+                if argument.star:
+                    break
+                param = argument.keyword.value if argument.keyword else None
+                if param is None and number < len(positional):
+                    param = positional[number]
+                if param in static:
+                    self._check_argument(argument, param, info)
+
+    def _check_argument(self, argument: cst.Arg, param: str, info: FunctionInfo) -> None:
+        value = argument.value
+        what = None
+        if isinstance(value, DISPLAYS):
+            what = {cst.List: "a list", cst.Set: "a set", cst.Dict: "a dict"}.get(
+                type(value), "a comprehension"
+            )
+        elif isinstance(value, cst.Call):
+            qualified = self.context.resolve(value.func) or ""
+            if qualified.startswith(ARRAY_MAKERS) and qualified not in ("jax.numpy.shape",):
+                what = "an array"
+        if what is None:
+            return
+        fix: Edit | Refusal
+        if isinstance(value, cst.List):
+            fix = Edit(
+                replacements={
+                    value: cst.Tuple(
+                        elements=_tuple_elements(value.elements),
+                        lpar=[cst.LeftParen()],
+                        rpar=[cst.RightParen()],
+                    )
+                },
+                description="list → tuple (hashable, so jit can key its cache on it)",
+            )
+        else:
+            fix = Refusal(f"{what} has no hashable spelling to put in its place")
+        self.report(
+            value,
+            f"`{code_of(value)}` is {what} passed to `{param}`, a static argument of jitted "
+            f"`{info.name}`: static arguments are hashed to key the compile cache, and {what} "
+            f"cannot be, so the call raises {UNHASHABLE}; pass a tuple (or make `{param}` "
+            "traced)",
+            fix=fix,
+        )
+
+
+def _tuple_elements(elements: tuple[cst.BaseElement, ...]) -> list[cst.BaseElement]:
+    """A one-element tuple needs its trailing comma."""
+    items = list(elements)
+    if len(items) == 1 and items[0].comma is cst.MaybeSentinel.DEFAULT:
+        items[0] = items[0].with_changes(comma=cst.Comma())
+    return items
+
+
+def _static_roots(name: str, index: ModuleIndex) -> list[tuple[FunctionInfo, JitRoot]]:
+    """The jit roots calling `name` goes through, when they have static parameters: a
+    decorated module-level function, or a `g = jax.jit(f, static_...)` alias."""
+    found = []
+    info = index.module_defs.get(name)
+    if info is not None:
+        found += [(info, r) for r in info.roots if r.via == "decorator" and r.static_params]
+    for target in index.aliases.get(name, []):
+        found += [(target, r) for r in target.roots if r.via == "call" and r.static_params]
+    return [(i, r) for i, r in found if i.class_info is None]
+
+
+_CALLED: dict[int, tuple[ModuleIndex, frozenset[str]]] = {}
+
+
+def _called_in_module(name: str, index: ModuleIndex) -> bool:
+    """Does the module call `name(...)`? (One walk per module, when a rule first asks.)"""
+    cached = _CALLED.get(id(index))
+    if cached is None or cached[0] is not index:
+        names = frozenset(
+            node.func.id
+            for node in ast.walk(index.tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+        )
+        _CALLED.clear()
+        cached = _CALLED[id(index)] = (index, names)
+    return name in cached[1]
+
+
+def _positional(info: FunctionInfo, root: JitRoot) -> tuple[str, ...]:
+    return info.positional[1:] if root.bound_method else info.positional
+
+
+def _spec_problems(info: FunctionInfo, root: JitRoot, called: Callable[[], bool]) -> list[str]:
+    """What in the jit's static spec raises, with JAX's message. `called()`: the module calls
+    the function, and then its call sites show what is passed (an `Array` annotation on a
+    static parameter whose callers pass `tuple(ts.tolist())` is only a loose annotation)."""
+    problems = []
+    positional = _positional(info, root)
+    if info.vararg is None:
+        bad = [n for n in root.static_argnums if not -len(positional) <= n < len(positional)]
+        if bad:
+            problems.append(
+                f"`static_argnums={bad[0]}` on `{info.name}`, which takes {len(positional)} "
+                f"positional argument{'s' if len(positional) != 1 else ''}: jit raises at "
+                f'decoration "ValueError: Jitted function has static_argnums=({bad[0]},), but '
+                f'only accepts {len(positional)} positional arguments."; count from 0'
+                + (f" (`{positional[-1]}` is {len(positional) - 1})" if positional else "")
+            )
+    if info.kwarg is None:
+        names = set(info.params)
+        for name in root.static_argnames:
+            if name in names:
+                continue
+            close = difflib.get_close_matches(name, list(info.params), n=1)
+            hint = f"; did you mean `{close[0]}`?" if close else ""
+            problems.append(
+                f"`static_argnames` names `{name}`, which `{info.name}` has no parameter "
+                f'called: jit raises at decoration "ValueError: Jitted function has invalid '
+                f"argnames {{'{name}'}} in static_argnames\"{hint}"
+            )
+    for param in sorted(root.static_params or ()):
+        annotation = info.annotations.get(param)
+        if annotation is not None and _array_annotation(annotation) and not called():
+            problems.append(
+                f"`{param}` of `{info.name}` is annotated as an array and marked static: "
+                f"arrays are not hashable, so every call raises {UNHASHABLE}; leave it traced"
+            )
+    return problems
+
+
+def _array_annotation(annotation: ast.expr) -> bool:
+    """`jax.Array`, `jnp.ndarray`, or jaxtyping's `Float[Array, "n"]` (not `ArrayLike`, which
+    takes Python numbers)."""
+    if isinstance(annotation, ast.Subscript):
+        head = (dotted_ast(annotation.value) or "").split(".")[-1]
+        first = annotation.slice.elts[0] if isinstance(annotation.slice, ast.Tuple) else None
+        return head in JAXTYPING and first is not None and _array_annotation(first)
+    return (dotted_ast(annotation) or "").split(".")[-1] in ARRAY_TYPES
