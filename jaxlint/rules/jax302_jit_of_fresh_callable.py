@@ -1,0 +1,224 @@
+"""JAX302 jit-of-fresh-callable: a jit of a callable made anew each time, so it compiles again."""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from jaxlint.analysis.cst_text import code_of
+from jaxlint.analysis.jax_api import JIT_APIS
+from jaxlint.analysis.names import dotted_ast
+from jaxlint.analysis.scope import FunctionInfo, ModuleIndex
+from jaxlint.analysis.unit_summary import UnitSummary
+from jaxlint.engine.rule import Rule, UnitContext
+
+PARTIALS = frozenset({"functools.partial"})
+
+
+class JitOfFreshCallable(Rule):
+    code = "JAX302"
+    name = "jit-of-fresh-callable"
+    severity = "warning"
+    fix_kind = "suggestion"
+    summary = "jax.jit of a lambda, partial or nested def made anew per call: compiles every time"
+
+    host_node_types = (ast.Call, ast.For, ast.While)
+
+    @classmethod
+    def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
+        """`jax.jit(<lambda, partial(...) or a name>)`, or a loop holding a jitted def."""
+        if isinstance(node, ast.Call):
+            return (
+                index.imports.resolve(dotted_ast(node.func)) in JIT_APIS
+                and bool(node.args)
+                and isinstance(node.args[0], (ast.Lambda, ast.Call, ast.Name))
+            )
+        return any(
+            isinstance(child, ast.FunctionDef)
+            and any(_jit_decorator(d, index) for d in child.decorator_list)
+            for child in ast.walk(node)
+        )
+
+    @classmethod
+    def may_apply(cls, unit: UnitSummary) -> bool:
+        return cls.code in unit.host_candidates
+
+    def __init__(self, context: UnitContext) -> None:
+        super().__init__(context)
+        self._loops: list[FunctionInfo | None] = []  # the function each open loop is in
+        self._calls: set[int] = set()  # `jax.jit(...)` nodes called at once: `jax.jit(g)(x)`
+
+    def visit_For(self, node: cst.For) -> None:
+        self._loops.append(self.context.function)
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self._loops.pop()
+
+    def visit_While(self, node: cst.While) -> None:
+        self._loops.append(self.context.function)
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self._loops.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        info = self.context.function
+        if info is None or info.parent is None or not self._in_loop_of(info.parent):
+            return
+        for decorator in node.decorators:
+            expression = decorator.decorator
+            func = expression.func if isinstance(expression, cst.Call) else expression
+            if self.context.resolve(func) in JIT_APIS or self._partial_of_jit(expression):
+                used = {n.id for n in ast.walk(info.node) if isinstance(n, ast.Name)}
+                captured = used - info.local_names - set(info.params)
+                what = f"`@{code_of(expression)}` on `{node.name.value}`"
+                self._report(decorator, what, info.parent, captured)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Call):
+            self._calls.add(id(node.func))
+        context = self.context
+        if context.resolve(node.func) not in JIT_APIS or not node.args:
+            return
+        info = context.function
+        if info is None and not self._loops:
+            return  # once, at import
+        if info is not None and (context.traced or info.name == "__init__"):
+            return  # inlined into the enclosing trace / built once per instance
+        callable_ = node.args[0].value
+        fresh = self._fresh(callable_, info)
+        if fresh is None:
+            return
+        # a def nested outside the loop is one function object for every iteration: a cache
+        # hit; made anew only when the enclosing function runs again
+        in_loop = self._in_loop_of(info) and not isinstance(callable_, cst.Name)
+        if not in_loop and not (
+            id(node) in self._calls
+            and info is not None
+            and info.name in _called_in_loops(self.context.index)
+        ):
+            # built once per call of a function nothing here calls repeatedly (a test, `main`),
+            # or built and kept (a factory, a training loop's step)
+            return
+        made, captured = fresh
+        shown = code_of(callable_) if isinstance(callable_, cst.Name) else made
+        what = f"`{code_of(node.func)}({shown})`"
+        if isinstance(callable_, cst.Name):
+            what += f" ({made})"
+        self._report(node, what, info, captured, in_loop)
+
+    def _fresh(
+        self, callable_: cst.BaseExpression, info: FunctionInfo | None
+    ) -> tuple[str, set[str]] | None:
+        """How the callable is made anew each time it is evaluated, and the names it captures;
+        None when it is not made anew."""
+        if isinstance(callable_, cst.Lambda):
+            params = {p.name.value for p in callable_.params.params}
+            return "lambda ...", _read_names(callable_.body) - params
+        if isinstance(callable_, cst.Call) and self.context.resolve(callable_.func) in PARTIALS:
+            return "functools.partial(...)", set().union(
+                *(_read_names(a.value) for a in callable_.args[1:])
+            )
+        if isinstance(callable_, cst.Name) and info is not None:
+            for nested in self.context.index.functions:
+                if nested.parent is info and nested.name == callable_.value:
+                    used = {n.id for n in ast.walk(nested.node) if isinstance(n, ast.Name)}
+                    own = nested.local_names | set(nested.params)
+                    return f"a def nested in `{info.name}`", used - own
+        return None
+
+    def _in_loop_of(self, info: FunctionInfo | None) -> bool:
+        """Is there a loop around us in `info`'s own body (None: module level)?"""
+        return any(function is info for function in self._loops)
+
+    def _partial_of_jit(self, expression: cst.BaseExpression) -> bool:
+        return (
+            isinstance(expression, cst.Call)
+            and self.context.resolve(expression.func) in PARTIALS
+            and bool(expression.args)
+            and self.context.resolve(expression.args[0].value) in JIT_APIS
+        )
+
+    def _report(
+        self,
+        node: cst.CSTNode,
+        what: str,
+        info: FunctionInfo | None,
+        captured: set[str] = frozenset(),  # type: ignore[assignment]
+        in_loop: bool = True,
+    ) -> None:
+        if in_loop:
+            where = "on every iteration of the loop"
+        else:
+            where = f"on every call of `{info.name}`" if info is not None else "each time"
+        local = sorted(
+            captured & (info.local_names | set(info.params)) if info is not None else set()
+        )
+        names = ", ".join(f"`{n}`" for n in local)
+        them = "it as a parameter" if len(local) == 1 else "them as parameters"
+        hoist = f" (it captures {names}: pass {them}, static ones via static_argnames)"
+        hoist = hoist if local else ""
+        self.report(
+            node,
+            f"{what} makes a new function {where}: jit caches compiled code per function "
+            "object, so each one traces and compiles again (tens of ms or more each); define the "
+            f"jitted function once at module level and call it{hoist}",
+        )
+
+
+_CALLED_IN_LOOPS: dict[int, tuple[ModuleIndex, frozenset[str]]] = {}
+
+
+def _called_in_loops(index: ModuleIndex) -> frozenset[str]:
+    """Names of functions (and methods, as `self.name`) the module calls inside a loop."""
+    cached = _CALLED_IN_LOOPS.get(id(index))
+    if cached is None or cached[0] is not index:
+        names = set()
+        for loop in ast.walk(index.tree):
+            body: list[ast.AST] = []
+            if isinstance(loop, (ast.For, ast.While)):
+                body = list(loop.body)
+            elif isinstance(loop, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+                body = [loop.elt]
+            elif isinstance(loop, ast.DictComp):
+                body = [loop.key, loop.value]
+            for statement in body:
+                for node in ast.walk(statement):
+                    if isinstance(node, ast.Call):
+                        func = node.func
+                        if isinstance(func, ast.Name):
+                            names.add(func.id)
+                        elif isinstance(func, ast.Attribute):
+                            names.add(func.attr)
+        _CALLED_IN_LOOPS.clear()
+        cached = _CALLED_IN_LOOPS[id(index)] = (index, frozenset(names))
+    return cached[1]
+
+
+def _read_names(node: cst.CSTNode) -> set[str]:
+    """Names read in an expression (`jnp` of `jnp.linalg.solve`, not `linalg` or `solve`)."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name):
+            found.add(current.value)
+        elif isinstance(current, (cst.Attribute, cst.Arg)):  # not `.attr`, not `keyword=`
+            stack.append(current.value)
+        else:
+            stack.extend(current.children)
+    return found
+
+
+def _jit_decorator(decorator: ast.expr, index: ModuleIndex) -> bool:
+    """`@jax.jit`, `@jax.jit(...)` or `@partial(jax.jit, ...)`."""
+    func = decorator.func if isinstance(decorator, ast.Call) else decorator
+    qualified = index.imports.resolve(dotted_ast(func))
+    if qualified in JIT_APIS:
+        return True
+    return (
+        qualified in PARTIALS
+        and isinstance(decorator, ast.Call)
+        and bool(decorator.args)
+        and index.imports.resolve(dotted_ast(decorator.args[0])) in JIT_APIS
+    )
