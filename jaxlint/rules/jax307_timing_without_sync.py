@@ -1,0 +1,219 @@
+"""JAX307 timing-without-sync: a wall-clock timing of JAX work that never waits for it."""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from jaxlint.analysis.cst_text import code_of
+from jaxlint.analysis.jax_api import JIT_APIS
+from jaxlint.analysis.names import dotted_ast
+from jaxlint.analysis.scope import ModuleIndex
+from jaxlint.analysis.unit_summary import UnitSummary
+from jaxlint.engine.edits import Edit, ImportSpec, Refusal
+from jaxlint.engine.rule import Rule
+
+CLOCKS = frozenset(
+    {
+        "time.time",
+        "time.perf_counter",
+        "time.monotonic",
+        "time.time_ns",
+        "time.perf_counter_ns",
+        "time.monotonic_ns",
+        "timeit.default_timer",
+    }
+)
+TIMEITS = frozenset({"timeit.timeit", "timeit.repeat"})
+# calls that wait for a JAX result (or read it to the host, which waits)
+SYNCS = frozenset(
+    {
+        "jax.block_until_ready",
+        "jax.device_get",
+        "jax.effects_barrier",
+        "numpy.asarray",
+        "numpy.array",
+        "builtins.float",
+        "builtins.int",
+        "builtins.bool",
+        "builtins.print",
+        "builtins.repr",
+        "builtins.str",
+    }
+)
+SYNC_METHODS = frozenset({"block_until_ready", "item", "tolist", "__array__"})
+# JAX work that is dispatched asynchronously (not `jax.process_index()`, `jax.tree.map`…)
+WORK_PREFIXES = (
+    "jax.numpy.",
+    "jax.lax.",
+    "jax.random.",
+    "jax.nn.",
+    "jax.scipy.",
+    "jax.image.",
+)
+TRANSFORMS = frozenset({"jax.jit", "jax.pmap", "jax.vmap", "jax.grad", "jax.value_and_grad"})
+LOOP_HELPERS = frozenset(
+    {"builtins.range", "builtins.len", "builtins.enumerate", "builtins.zip", "builtins.reversed"}
+)
+
+
+class TimingWithoutSync(Rule):
+    code = "JAX307"
+    name = "timing-without-sync"
+    severity = "warning"
+    fix_kind = "safe"
+    summary = "a clock stopped before the JAX work it times has finished: measures dispatch only"
+    host_node_types = (ast.Call,)
+
+    @classmethod
+    def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
+        qualified = index.imports.resolve(dotted_ast(node.func))  # type: ignore[attr-defined]
+        return qualified in CLOCKS or qualified in TIMEITS
+
+    @classmethod
+    def may_apply(cls, unit: UnitSummary) -> bool:
+        return cls.code in unit.host_candidates
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._block(list(node.body))
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._block(list(node.body))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.context.resolve(node.func) not in TIMEITS or not node.args:
+            return
+        timed = node.args[0].value
+        if not isinstance(timed, cst.Lambda) or self.context.traced:
+            return
+        if not self._work(timed.body) or self._syncs(timed.body):
+            return
+        wrapped = self._wrap(timed.body)
+        self.report(
+            timed,
+            f"`{code_of(node.func)}` times `{code_of(timed.body)}`, which only dispatches the "
+            "JAX work: JAX returns before the result is computed, so this measures dispatch "
+            "time; wait for the result with jax.block_until_ready",
+            fix=Edit(
+                replacements={timed.body: wrapped},
+                description="time jax.block_until_ready(...) of the result",
+                imports=(ImportSpec("jax"),),
+            ),
+        )
+
+    def _block(self, statements: list[cst.BaseStatement]) -> None:
+        if self.context.traced:
+            return
+        for start, statement in enumerate(statements):
+            if not self._starts_clock(statement):
+                continue
+            stop = next(
+                (j for j in range(start + 1, len(statements)) if self._reads_clock(statements[j])),
+                None,
+            )
+            if stop is None:
+                continue
+            region = statements[start + 1 : stop]
+            # the clock stops right after JAX work and nothing else that might wait for it:
+            # a user function or method in between may sync (a solver reading its residual)
+            if not region or not self._only_work(region[-1]) or any(self._syncs(s) for s in region):
+                continue
+            work = [region[-1]]
+            self.report(
+                statements[stop],
+                "this clock stops right after JAX work was dispatched, not finished: JAX "
+                "returns before computing, so the timing measures dispatch (a fraction of the "
+                "compute time); wait with jax.block_until_ready(result) before reading the "
+                "clock, and call the function once before timing it, so compilation is not "
+                "timed either",
+                fix=self._fix(work[-1]),
+            )
+
+    def _fix(self, statement: cst.BaseStatement) -> Edit | Refusal:
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+            return Refusal("the timed work is inside a block: wait for its last result by hand")
+        small = statement.body[0]
+        if isinstance(small, (cst.Assign, cst.Expr)) and small.value is not None:
+            value = small.value
+            if self._work(value):
+                return Edit(
+                    replacements={value: self._wrap(value)},
+                    description="jax.block_until_ready(...) around the timed call",
+                    imports=(ImportSpec("jax"),),
+                )
+        return Refusal("the last timed statement is not a call to wrap: wait for it by hand")
+
+    def _wrap(self, value: cst.BaseExpression) -> cst.BaseExpression:
+        return cst.parse_expression(f"jax.block_until_ready({code_of(value)})")
+
+    def _starts_clock(self, statement: cst.BaseStatement) -> bool:
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+            return False
+        small = statement.body[0]
+        return (
+            isinstance(small, cst.Assign)
+            and isinstance(small.value, cst.Call)
+            and self.context.resolve(small.value.func) in CLOCKS
+        )
+
+    def _reads_clock(self, statement: cst.CSTNode) -> bool:
+        return any(
+            isinstance(n, cst.Call) and self.context.resolve(n.func) in CLOCKS
+            for n in _walk(statement)
+        )
+
+    def _work(self, node: cst.CSTNode) -> bool:
+        """Does it call a jitted function of this module or a JAX operation?"""
+        return any(isinstance(c, cst.Call) and self._is_work(c) for c in _walk(node))
+
+    def _only_work(self, node: cst.CSTNode) -> bool:
+        """JAX work, and no call that might wait for it (only loop helpers besides)."""
+        calls = [c for c in _walk(node) if isinstance(c, cst.Call)]
+        return any(self._is_work(c) for c in calls) and all(
+            self._is_work(c) or self.context.resolve(c.func) in LOOP_HELPERS | TRANSFORMS
+            for c in calls
+        )
+
+    def _is_work(self, call: cst.Call) -> bool:
+        qualified = self.context.resolve(call.func) or ""
+        if qualified.startswith(WORK_PREFIXES):
+            return True
+        if isinstance(call.func, cst.Call) and self.context.resolve(call.func.func) in TRANSFORMS:
+            return True  # `jax.jit(f)(x)`, `jax.vmap(f)(xs)`
+        return isinstance(call.func, cst.Name) and self._jitted_name(call.func, self.context.index)
+
+    def _jitted_name(self, name: cst.Name, index: ModuleIndex) -> bool:
+        """A jitted module-level function or alias, or a local bound to `jax.jit(...)`."""
+        info = index.module_defs.get(name.value)
+        if (info is not None and info.roots) or name.value in index.aliases:
+            return True
+        bindings = self.context.reaching_values(name)
+        return bool(bindings) and all(
+            isinstance(value, cst.Call) and self.context.resolve(value.func) in JIT_APIS
+            for _, value in bindings
+        )
+
+    def _syncs(self, node: cst.CSTNode) -> bool:
+        for call in _walk(node):
+            if not isinstance(call, cst.Call):
+                continue
+            if self.context.resolve(call.func) in SYNCS:
+                return True
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value in SYNC_METHODS:
+                return True
+            name = code_of(call.func).rsplit(".", 1)[-1]
+            if "block_until_ready" in name or "sync" in name:
+                return True  # the project's own helper (`_block_until_ready(values)`)
+        return False
+
+
+def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
+    found: list[cst.CSTNode] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        if not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) or current is node:
+            stack.extend(current.children)
+    return found
