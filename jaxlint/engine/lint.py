@@ -109,20 +109,35 @@ def host_candidates(
 ) -> dict[int, set[str]]:
     """Line → codes of the rules that asked for a node there (Rule.host_candidate).
 
-    One `ast.walk` of the module, and only when an enabled rule asks."""
+    One `ast.walk` of the top-level statements whose text holds what some enabled rule looks
+    for (Rule.host_text): walking every node of a large module costs more than parsing it."""
     asking = [rule for rule in rules if rule.host_node_types]
     if not asking:
         return {}
-    types = tuple({t for rule in asking for t in rule.host_node_types})
+    lines = index.lines
     found: dict[int, set[str]] = {}
-    for statement in tree.body:
-        for node in ast.walk(statement):
+    # a class is looked at statement by statement: one large class is most of some modules
+    chunks = [
+        (part, statement)
+        for statement in tree.body
+        for part in (statement.body if isinstance(statement, ast.ClassDef) else [statement])
+    ]
+    for chunk, statement in chunks:
+        first = min([chunk.lineno] + [d.lineno for d in getattr(chunk, "decorator_list", [])])
+        text = "".join(lines[first - 1 : chunk.end_lineno or chunk.lineno])
+        here = [rule for rule in asking if rule.host_text(text, index)]
+        if not here:
+            continue
+        types = tuple({t for rule in here for t in rule.host_node_types})
+        for node in ast.walk(chunk):
             if isinstance(node, types):
-                for rule in asking:
-                    if isinstance(node, rule.host_node_types) and rule.host_candidate(
-                        node, statement, index
-                    ):
-                        found.setdefault(node.lineno, set()).add(rule.code)  # type: ignore[attr-defined]
+                for rule in here:
+                    if not isinstance(node, rule.host_node_types):
+                        continue
+                    answer = rule.host_candidate(node, statement, index)
+                    if answer:
+                        line = node.lineno if answer is True else answer  # type: ignore[attr-defined]
+                        found.setdefault(line, set()).add(rule.code)
     return found
 
 

@@ -62,9 +62,16 @@ class Rule:
         return True
 
     @classmethod
-    def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
+    def host_text(cls, text: str, index: ModuleIndex) -> bool:
+        """Can the source text of a top-level statement hold a candidate at all (`".at["`
+        for JAX205)? A cheap filter before its nodes are walked; the default walks them."""
+        return True
+
+    @classmethod
+    def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool | int:
         """Could this `ast` node (one of `host_node_types`, inside the top-level `statement`)
-        be a finding, wherever it is?
+        be a finding, wherever it is? An int instead of True names the line whose unit must
+        be analysed (a nested def's finding needs the function around it).
 
         Traced code alone reaches libcst unless a rule asks for more: the engine walks the
         module's `ast` once, asks this of each node of the declared types, and hands the

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 import libcst as cst
 
@@ -22,6 +23,8 @@ AT_METHODS: dict[type[cst.BaseAugOp], str] = {
     cst.DivideAssign: "divide",
     cst.PowerAssign: "power",
 }
+# `x[...] = v` / `x[...] += v` (not `==`), as text
+SUBSCRIPT_STORE = re.compile(r"\]\s*(?:[-+*/%@&|^]|\*\*|//|<<|>>)?=(?!=)")
 INT_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
 INT_CALLS = frozenset({"builtins.int", "builtins.len", "operator.index"})
 
@@ -33,6 +36,12 @@ class InPlaceUpdate(Rule):
     fix_kind = "safe"
     summary = "`x[i] = v` on a JAX array: TypeError, JAX arrays are immutable (use x.at[i].set)"
     host_node_types = (ast.Assign, ast.AugAssign)
+
+    @classmethod
+    def host_text(cls, text: str, index: ModuleIndex) -> bool:
+        return SUBSCRIPT_STORE.search(text) is not None and any(
+            f"{alias}." in text for alias in _jax_aliases(index)
+        )
 
     @classmethod
     def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
@@ -214,6 +223,13 @@ def _calls_jax(value: ast.expr, index: ModuleIndex) -> bool:
             if qualified.startswith("jax."):
                 return True
     return False
+
+
+def _jax_aliases(index: ModuleIndex) -> tuple[str, ...]:
+    """The module's names for JAX and its modules (`jax`, `jnp`, `lax`, a `np` bound to jnp)."""
+    return tuple(
+        name for name, qualified in index.imports.aliases.items() if qualified.startswith("jax")
+    ) or ("jax",)
 
 
 def _alias(function: cst.CSTNode | None, name: str) -> str | None:

@@ -27,6 +27,10 @@ class DiscardedAtUpdate(Rule):
     host_node_types = (ast.Expr,)
 
     @classmethod
+    def host_text(cls, text: str, index: ModuleIndex) -> bool:
+        return ".at[" in text
+
+    @classmethod
     def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
         call = node.value  # type: ignore[attr-defined]
         return (

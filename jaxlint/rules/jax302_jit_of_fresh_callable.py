@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 import libcst as cst
 
@@ -14,6 +15,8 @@ from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.engine.rule import Rule, UnitContext
 
 PARTIALS = frozenset({"functools.partial"})
+JIT_NAMES = frozenset(q.rsplit(".", 1)[1] for q in JIT_APIS)
+JIT_TEXT = re.compile(rf"\b(?:{'|'.join(sorted(JIT_NAMES))})\b\s*[(,)#\r\n]")
 
 
 class JitOfFreshCallable(Rule):
@@ -23,22 +26,30 @@ class JitOfFreshCallable(Rule):
     fix_kind = "suggestion"
     summary = "jax.jit of a lambda, partial or nested def made anew per call: compiles every time"
 
-    host_node_types = (ast.Call, ast.For, ast.While)
+    host_node_types = (ast.Call, ast.FunctionDef)
 
     @classmethod
-    def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
-        """`jax.jit(<lambda, partial(...) or a name>)`, or a loop holding a jitted def."""
+    def host_text(cls, text: str, index: ModuleIndex) -> bool:
+        return JIT_TEXT.search(text) is not None
+
+    @classmethod
+    def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool | int:
+        """`jax.jit(<lambda, partial(...) or a name>)`, or a nested jitted def (whose unit is
+        the top-level statement around it, where the loops are)."""
         if isinstance(node, ast.Call):
+            func = node.func
+            last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
             return (
-                index.imports.resolve(dotted_ast(node.func)) in JIT_APIS
+                last in JIT_NAMES
+                and index.imports.resolve(dotted_ast(func)) in JIT_APIS
                 and bool(node.args)
                 and isinstance(node.args[0], (ast.Lambda, ast.Call, ast.Name))
             )
-        return any(
-            isinstance(child, ast.FunctionDef)
-            and any(_jit_decorator(d, index) for d in child.decorator_list)
-            for child in ast.walk(node)
+        nested = node is not statement and any(
+            _jit_decorator(d, index)
+            for d in node.decorator_list  # type: ignore[attr-defined]
         )
+        return statement.lineno if nested else False
 
     @classmethod
     def may_apply(cls, unit: UnitSummary) -> bool:

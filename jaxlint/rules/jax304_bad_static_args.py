@@ -34,6 +34,10 @@ class BadStaticArgs(Rule):
     host_node_types = (ast.Call,)
 
     @classmethod
+    def host_text(cls, text: str, index: ModuleIndex) -> bool:
+        return _has_static_roots(index) and "(" in text
+
+    @classmethod
     def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
         """A call of a module-level jitted function (or a jit alias) passing a display."""
         func = node.func  # type: ignore[attr-defined]
@@ -130,6 +134,10 @@ def _static_roots(name: str, index: ModuleIndex) -> list[tuple[FunctionInfo, Jit
 
 
 _CALLED: dict[int, tuple[ModuleIndex, frozenset[str]]] = {}
+
+
+def _has_static_roots(index: ModuleIndex) -> bool:
+    return any(r.static_params for f in index.functions for r in f.roots)
 
 
 def _called_in_module(name: str, index: ModuleIndex) -> bool:

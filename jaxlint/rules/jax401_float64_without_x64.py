@@ -28,6 +28,7 @@ DTYPE_QUERIES = frozenset(
     }
 )
 X64_OPTION = "jax_enable_x64"
+TEXT_MARKERS = (*WIDE, "f8", "i8", "u8", "c16", X64_OPTION)
 
 
 class Float64WithoutX64(Rule):
@@ -36,6 +37,10 @@ class Float64WithoutX64(Rule):
     severity = "info"
     summary = "a 64-bit dtype requested from JAX while jax_enable_x64 is off: silently 32-bit"
     host_node_types = (ast.Attribute, ast.Constant, ast.Call)
+
+    @classmethod
+    def host_text(cls, text: str, index: ModuleIndex) -> bool:
+        return any(marker in text for marker in TEXT_MARKERS)
 
     @classmethod
     def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
