@@ -180,6 +180,11 @@ CHECKS: dict[str, list[Check]] = {
         Check("Linear.predict", _rows(3), lambda: (_matrix(3, 2, 1), _vector(2), True)),
         Check("Linear.predict", _rows(3), lambda: (_matrix(3, 2, 1), _vector(2), False)),
     ],
+    # the scale changes after construction: the jitted original would keep the first one
+    "method_static_self": [
+        Check("Scaler.apply", lambda n: (_vector(n),), lambda: (2.0, 0.5)),
+        Check("Scaler.apply", lambda n: (_vector(n),), lambda: (2.0,), lambda s: s.set_scale(-1.0)),
+    ],
     "method_array_attribute": [Check("Scale.apply", _rows(3), lambda: (_vector(3, 1),))],
     "method_base_class_attribute": [
         Check("Dense.__call__", _rows(3), lambda: (_matrix(3, 2, 1), _vector(2), "relu")),

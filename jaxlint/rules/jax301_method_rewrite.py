@@ -574,6 +574,8 @@ def _argument_names(
                     return Refusal(f"{spelled}: {name.reason}")
             else:
                 name = item
+            if name == receiver and kind == "static":
+                continue  # static self (JAX306): the helper takes attributes, read every call
             if name == receiver:
                 return Refusal(f"{spelled} names `{receiver}`")
             if not isinstance(name, str) or name not in allowed:
