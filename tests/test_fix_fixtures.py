@@ -259,7 +259,9 @@ class FixRun:
 def _run_fix(folder: Path, sources: dict[str, str], output_format: str) -> FixRun:
     """Write each case as `<case>.py` into `folder`, fix them all, read them back."""
     folder.mkdir()
-    (folder / "pyproject.toml").write_text("[tool.jaxlint]\n", encoding="utf-8")
+    # JAX306 is opt-in; its fix fixture needs it (no other case has a static `self`)
+    config = '[tool.jaxlint]\nextend-select = ["JAX306"]\n'
+    (folder / "pyproject.toml").write_text(config, encoding="utf-8")
     for case, text in sources.items():
         (folder / f"{case}.py").write_text(text, encoding="utf-8")
     command = [sys.executable, "-m", "jaxlint", "check", "--fix", "--no-cache", "--jobs", "2"]
