@@ -222,17 +222,43 @@ def _x64_by_program(sources: Mapping[str, bytes]) -> dict[str, bool]:
         program = _program(Path(key))
         if not found.get(program):
             found[program] = mentions_x64(data.decode("utf-8", "replace"))
-    enabled_packages = [Path(p) for p, on in found.items() if on and Path(p).is_dir()]
+    roots: dict[Path, Path | None] = {}
+    enabled_roots = {
+        root for p, on in found.items() if on and (root := _project_root(Path(p), roots))
+    }
     for program, enabled in found.items():
         if enabled:
             continue
         path = Path(program)
-        # a script or test beside a package imports it (`tests/test_x.py` next to `pkg/`)
-        near = {path.parent, path.parent.parent} if path.is_file() else set()
-        found[program] = any(p.parent in near for p in enabled_packages) or (
+        # one project (a distribution's entry point turns x64 on for all its packages, a test
+        # imports the package it tests), or a configuration file beside the program
+        found[program] = _project_root(path, roots) in enabled_roots or (
             _configuration_enables_x64(path)
         )
     return found
+
+
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+
+
+def _project_root(path: Path, cache: dict[Path, Path | None]) -> Path | None:
+    """The nearest folder above `path` that is a project's root (a `pyproject.toml`,
+    `setup.py`, `setup.cfg` or `.git`, or an unpacked wheel's `*.dist-info` beside it)."""
+    for folder in list(path.parents)[:8]:
+        if folder not in cache:
+            cache[folder] = folder if _is_project_root(folder) else None
+        if cache[folder] is not None:
+            return folder
+    return None
+
+
+def _is_project_root(folder: Path) -> bool:
+    if any((folder / marker).exists() for marker in PROJECT_MARKERS):
+        return True
+    try:
+        return any(child.suffix == ".dist-info" for child in folder.iterdir())
+    except OSError:
+        return False
 
 
 def _configuration_enables_x64(program: Path) -> bool:

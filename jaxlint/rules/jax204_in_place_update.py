@@ -25,6 +25,26 @@ AT_METHODS: dict[type[cst.BaseAugOp], str] = {
 }
 # `x[...] = v` / `x[...] += v` (not `==`), as text
 SUBSCRIPT_STORE = re.compile(r"\]\s*(?:[-+*/%@&|^]|\*\*|//|<<|>>)?=(?!=)")
+# calls whose result is a JAX array (when the value analysis agrees it is an array)
+JAX_MAKERS = ("jax.numpy.", "jax.random.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.device_put")
+ARRAY_METHODS = frozenset(
+    {
+        "astype",
+        "reshape",
+        "copy",
+        "transpose",
+        "squeeze",
+        "ravel",
+        "flatten",
+        "sum",
+        "mean",
+        "clip",
+        "round",
+        "conj",
+        "swapaxes",
+        "repeat",
+    }
+)
 INT_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
 INT_CALLS = frozenset({"builtins.int", "builtins.len", "operator.index"})
 
@@ -80,9 +100,13 @@ class InPlaceUpdate(Rule):
             return
         base = target.value
         context = self.context
-        # the value the name holds here: `d = {...}` after `d = jnp.zeros(3)` is a dict
-        if context.kind_at(base, base) != Kind.ARRAY or context.unproven_array(base):
+        if not isinstance(base, cst.Name) or not self._made_by_jax(base, depth=4):
             return
+        if any(
+            isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.SimpleString)
+            for e in target.slice
+        ):
+            return  # `params["w"] = ...`: a dict (a JAX array has no string keys)
         if context.maybe_unstaged_branch(statement):
             return  # `if isinstance(x, np.ndarray): x[i] = v` and the like
         index = ", ".join(code_of(e.slice) for e in target.slice)
@@ -170,6 +194,93 @@ class InPlaceUpdate(Rule):
                     "every one"
                 )
         return None
+
+    def _made_by_jax(self, name: cst.Name, depth: int, parameters: bool = True) -> bool:
+        """Positive evidence that `name` holds a JAX array here: every binding of it that
+        reaches this point is one (`g = jnp.zeros(n)`, `y = g[1:] * 2`, `z = y.T`), or, in
+        staged code outside Pallas kernels, a traced parameter with array evidence. A NumPy
+        result (`np.asarray(g)`), a container, or an unknown call is not."""
+        context = self.context
+        frame = context.frame
+        if frame is None or depth == 0:
+            return False
+        bindings = context.reaching_values(name)
+        if not bindings:
+            return (
+                parameters
+                and name.value in frame.info.params
+                and frame.values.parameter_reaches(name.value, name)
+                and self._traced_array_parameter(name)
+            )
+        if name.value in frame.info.params and frame.values.parameter_reaches(name.value, name):
+            return False  # the parameter's own value may reach too
+        return all(
+            kind == "assign" and self._jax_value(value, depth)  # type: ignore[arg-type]
+            for kind, value in bindings
+        )
+
+    def _traced_array_parameter(self, name: cst.Name) -> bool:
+        context = self.context
+        if not context.staged or context.unproven_array(name):
+            return False
+        if any("pallas" in q or "mosaic" in q for q in context.index.imports.aliases.values()):
+            return False  # kernel parameters are Refs, whose `ref[...] = v` is the store API
+        return context.kind(name) == Kind.ARRAY
+
+    def _jax_value(self, value: cst.BaseExpression, depth: int) -> bool:
+        """Is the expression's value a JAX array by construction?"""
+        context = self.context
+        if isinstance(value, cst.Call):
+            qualified = context.resolve(value.func) or ""
+            if qualified.startswith(JAX_MAKERS):
+                return context.kind(value) == Kind.ARRAY
+            func = value.func
+            if isinstance(func, cst.Attribute) and func.attr.value in ARRAY_METHODS:
+                return self._jax_value(func.value, depth)
+            if (
+                isinstance(func, cst.Attribute)
+                and isinstance(func.value, cst.Subscript)
+                and isinstance(func.value.value, cst.Attribute)
+                and func.value.value.attr.value == "at"
+            ):
+                return self._jax_value(func.value.value.value, depth)  # `x.at[i].set(v)`
+            return False
+        if isinstance(value, cst.Subscript):
+            return self._jax_value(value.value, depth)
+        if isinstance(value, cst.Attribute) and value.attr.value in ("T", "mT", "real", "imag"):
+            return self._jax_value(value.value, depth)
+        if isinstance(value, cst.BinaryOperation):
+            sides = (value.left, value.right)
+            if any(isinstance(v, (cst.List, cst.Tuple, cst.ListComp)) for v in sides):
+                return False  # `[0.0] * (n + 1)`: a Python list
+            jax_side = any(self._jax_value(v, depth) for v in sides)
+            numpy_side = any(self._numpy_value(v) for v in sides)
+            if not jax_side:  # `state * 0.9` of a traced parameter: a number cannot be NumPy's
+                jax_side = any(
+                    isinstance(v, cst.Name)
+                    and isinstance(other, (cst.Integer, cst.Float))
+                    and self._made_by_jax(v, depth - 1)
+                    for v, other in (sides, sides[::-1])
+                )
+            return jax_side and not numpy_side
+        if isinstance(value, cst.UnaryOperation):
+            return self._jax_value(value.expression, depth)
+        if isinstance(value, cst.Name):
+            # a traced parameter inside arithmetic may meet NumPy values: only arrays made here
+            return self._made_by_jax(value, depth - 1, parameters=False)
+        return False
+
+    def _numpy_value(self, value: cst.BaseExpression) -> bool:
+        """Does NumPy compute any part of it (`np.sqrt(f(n)) ** k` in the arithmetic)?"""
+        stack: list[cst.CSTNode] = [value]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, cst.Call) and (
+                self.context.resolve(current.func) or ""
+            ).startswith("numpy."):
+                return True
+            stack.extend(current.children)
+        return False
 
     def _scalar_int(self, value: cst.BaseExpression, depth: int) -> bool:
         """Known to be one Python int: a literal, `len(x)`, `x.shape[0]`, a `range` loop's

@@ -11,7 +11,7 @@ from jaxlint.analysis.names import dotted_ast
 from jaxlint.analysis.scope import ModuleIndex
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
-from jaxlint.engine.rule import Rule
+from jaxlint.engine.rule import Rule, UnitContext
 
 WIDE = {"float64": "float32", "int64": "int32", "uint64": "uint32", "complex128": "complex64"}
 WIDE_STRINGS = {**WIDE, "f8": "float32", "i8": "int32", "u8": "uint32", "c16": "complex64"}
@@ -56,13 +56,29 @@ class Float64WithoutX64(Rule):
     def may_apply(cls, unit: UnitSummary) -> bool:
         return cls.code in unit.host_candidates
 
+    def __init__(self, context: UnitContext) -> None:
+        super().__init__(context)
+        self._tests: list[bool] = []  # per open `if`: does its test ask about 64-bit types?
+
+    def visit_If(self, node: cst.If) -> None:
+        self._tests.append(any(m in code_of(node.test) for m in ("64", "128", "x64")))
+
+    def leave_If(self, original_node: cst.If) -> None:
+        self._tests.pop()
+
+    @property
+    def _x64_branch(self) -> bool:
+        """Under `if x.dtype == jnp.float64:` / `if jax.config.x64_enabled:`: the request is
+        made only where 64-bit types exist."""
+        return any(self._tests)
+
     def visit_Call(self, node: cst.Call) -> None:
         context = self.context
         qualified = context.resolve(node.func) or ""
         if qualified == "jax.config.update" and _option(node) == X64_OPTION:
             self._late_enable(node)
             return
-        if context.index.enables_x64 or qualified in DTYPE_QUERIES:
+        if context.index.enables_x64 or qualified in DTYPE_QUERIES or self._x64_branch:
             return
         if qualified in {f"jax.numpy.{name}" for name in WIDE}:
             self._report(node, node.func, f"{qualified.rsplit('.', 1)[1]}")
@@ -84,13 +100,12 @@ class Float64WithoutX64(Rule):
         """x64 turned on where it cannot reach arrays already made: while tracing (the trace in
         progress keeps its types), or at module level after module-level arrays were made.
 
-        Measured on jax 0.10.2: turned on inside a plain function (a `set_precision` helper, a
-        test's setUp), it applies to every array made after it; that is not flagged.
+        Measured on jax 0.10.2: turned on inside a function (a `set_precision` helper, a
+        test's setUp, even around concrete values in traced code), it applies to every array
+        made after it; that is not flagged.
         """
         context = self.context
-        if context.traced:
-            where = "inside traced code, where the trace in progress keeps its 32-bit types"
-        elif context.frame is None:
+        if context.frame is None:
             line = context.span(node).line
             made = _arrays_made_before(context.index, line)
             if made is None:
@@ -145,8 +160,8 @@ def _arrays_made_before(index: ModuleIndex, line: int) -> int | None:
     """The line of the first module-level statement before `line` calling jax.numpy or
     jax.random (making arrays at import), if any."""
     for statement in index.tree.body:
-        if statement.lineno >= line:
-            return None
+        if (statement.end_lineno or statement.lineno) >= line:
+            return None  # the statement holding the update (an `if __name__`, a `try`) too
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         for node in _executed_nodes(statement):
