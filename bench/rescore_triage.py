@@ -1,110 +1,93 @@
-"""Re-run JAX204/JAX205/JAX401 over the hunt packages (unpacked in /tmp/hunt2/pkgs, see bench/hunt_arrays.txt) and score the findings against the verdicts of bench/results/triage_arrays.md."""
+"""Re-lint the hunt's packages and score the findings against the hand-made verdicts.
+
+The hunt (bench/hunt_arrays.txt) unpacked its packages under /tmp/hunt2/pkgs (PKGS= to
+change); bench/results/triage_arrays.md holds a verdict per finding. This prints how many of
+today's JAX204/JAX205/JAX401 findings fall under each verdict, which triaged findings are no
+longer reported, and the findings the table has no row for (to triage by hand).
+
+    .venv/bin/python bench/rescore_triage.py
+"""
+
+from __future__ import annotations
 
 import collections
 import json
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
-rows = []
-for line in Path("bench/results/triage_arrays.md").read_text().splitlines():
-    if (
-        not line.startswith("| ")
-        or line.startswith("| package")
-        or line.startswith("| rule")
-        or "---" in line
-    ):
-        continue
-    cells = [c.strip() for c in line.strip("|").split("|")]
-    if len(cells) < 4 or not cells[2].startswith("JAX"):
-        continue
-    pkg = cells[0].split()[0]
-    loc = cells[1]
-    code = cells[2]
-    verdict = cells[3].strip("*")
-    path, _, lines = loc.partition(":")
-    nums = re.findall(r"\d+", lines.split("(")[0])
-    for n in nums:
-        rows.append((pkg, path, int(n), code, verdict))
-verdicts = {(p, path, n, code): v for p, path, n, code, v in rows}
-pins = [
-    l.split("==")[0].strip()
-    for l in Path("bench/hunt_arrays.txt").read_text().splitlines()
-    if "==" in l and not l.startswith("#")
-]
-found = []
-for pkg in pins:
-    d = Path("/tmp/hunt2/pkgs") / pkg
-    if not d.exists():
-        continue
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "jaxlint",
-            "check",
-            "--no-verify",
-            "--no-cache",
-            "--select",
-            "JAX204,JAX205,JAX401",
-            "--output-format",
-            "json",
-            str(d),
-        ],
+ROOT = Path(__file__).resolve().parent.parent
+PKGS = Path(os.environ.get("PKGS", "/tmp/hunt2/pkgs"))
+CODES = "JAX204,JAX205,JAX401"
+
+
+def verdicts() -> dict[tuple[str, str, int, str], str]:
+    """(package, file, line, code) → verdict, for the table rows that list their lines."""
+    found = {}
+    for row in (ROOT / "bench" / "results" / "triage_arrays.md").read_text().splitlines():
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        if not row.startswith("| ") or len(cells) < 4 or not cells[2].startswith("JAX"):
+            continue
+        package, (path, _, lines) = cells[0].split()[0], cells[1].partition(":")
+        for number in re.findall(r"\d+", lines.split("(")[0]):
+            found[package, path, int(number), cells[2]] = cells[3].strip("*")
+    return found
+
+
+def findings(package: str) -> list[tuple[str, int, str]]:
+    folder = PKGS / package
+    done = subprocess.run(
+        [sys.executable, "-m", "jaxlint", "check", "--no-verify", "--no-cache", "--select", CODES]
+        + ["--output-format", "json", str(folder)],
         capture_output=True,
         text=True,
-        cwd="/work/main",
+        cwd=ROOT,
     )
-    try:
-        diags = json.loads(out.stdout)
-    except Exception:
-        print("fail", pkg, out.stderr[-200:])
-        continue
-    for x in diags:
-        rel = str(Path(x["path"]).relative_to(d))
-        found.append((pkg, rel, x["line"], x["code"], x["message"][:80]))
-score = collections.Counter()
-unknown = []
-matched = set()
-for pkg, rel, line, code, msg in found:
-    key = next(
-        (
-            (p, path, n, c)
-            for (p, path, n, c) in verdicts
-            if p == pkg
-            and c == code
-            and n == line
-            and rel.endswith(path.split("/")[-1])
-            and (rel.endswith(path) or path.endswith(rel) or True)
-        ),
-        None,
-    )
-    if key is None:
-        unknown.append((pkg, rel, line, code, msg))
-        continue
-    matched.add(key)
-    score[code, verdicts[key]] += 1
-gone = collections.Counter(
-    (c, v) for (p, path, n, c), v in verdicts.items() if (p, path, n, c) not in matched
-)
-print("now flagged, by triage verdict:", sorted(score.items()))
-print("no longer flagged:", sorted(gone.items()))
-print("new (untriaged):", len(unknown))
-for u in unknown:
-    print("  ", u)
-print("--- matched false / lost real")
-for pkg, rel, line, code, msg in found:
-    key = next(
-        (
-            (p, path, n, c)
-            for (p, path, n, c) in verdicts
-            if p == pkg and c == code and n == line and rel.endswith(path.split("/")[-1])
-        ),
-        None,
-    )
-    if key and verdicts[key] == "false":
-        print("FALSE", key)
-for k, v in verdicts.items():
-    if k not in matched and v == "real":
-        print("LOST REAL", k)
+    return [
+        (str(Path(d["path"]).relative_to(folder)), d["line"], d["code"])
+        for d in json.loads(done.stdout or "[]")
+        if d["code"] != "JAX000"
+    ]
+
+
+def main() -> None:
+    table = verdicts()
+    pins = [
+        line.split("==")[0].strip()
+        for line in (ROOT / "bench" / "hunt_arrays.txt").read_text().splitlines()
+        if "==" in line and not line.startswith("#")
+    ]
+    score: collections.Counter = collections.Counter()
+    matched, untriaged = set(), collections.Counter()
+    for package in pins:
+        if not (PKGS / package).is_dir():
+            continue
+        for path, line, code in findings(package):
+            key = next(
+                (
+                    k
+                    for k in table
+                    if k[0] == package and k[2] == line and k[3] == code and path.endswith(k[1])
+                ),
+                None,
+            )
+            if key is None:
+                untriaged[package, code] += 1
+                continue
+            matched.add(key)
+            score[code, table[key]] += 1
+    gone = collections.Counter((k[3], v) for k, v in table.items() if k not in matched)
+    print("reported now, by verdict:", sorted(score.items()))
+    print("no longer reported, by verdict:", sorted(gone.items()))
+    print("reported, on rows grouped by package or not in the table:", sorted(untriaged.items()))
+    for key, verdict in sorted(table.items()):
+        if key in matched and verdict == "false":
+            print("  still reported, false:", key)
+        if key not in matched and verdict == "real":
+            print("  no longer reported, real:", key)
+
+
+if __name__ == "__main__":
+    main()
