@@ -39,11 +39,21 @@ class JitOfFreshCallable(Rule):
         if isinstance(node, ast.Call):
             func = node.func
             last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if last not in JIT_NAMES or not node.args:
+                return False
+            made = node.args[0]
+            fresh = (
+                isinstance(made, ast.Lambda)
+                or (
+                    isinstance(made, ast.Call)
+                    and index.imports.resolve(dotted_ast(made.func)) in PARTIALS
+                )
+                or (isinstance(made, ast.Name) and made.id in _nested_def_names(index))
+            )
             return (
-                last in JIT_NAMES
+                fresh
+                and _repeats(node, statement, index)
                 and index.imports.resolve(dotted_ast(func)) in JIT_APIS
-                and bool(node.args)
-                and isinstance(node.args[0], (ast.Lambda, ast.Call, ast.Name))
             )
         nested = node is not statement and any(
             _jit_decorator(d, index)
@@ -86,10 +96,14 @@ class JitOfFreshCallable(Rule):
                 self._report(decorator, what, info.parent, captured)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Call):
-            self._calls.add(id(node.func))
+        func = node.func
+        if isinstance(func, cst.Call):
+            self._calls.add(id(func))
+        last = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+        if last not in JIT_NAMES or not node.args:
+            return  # most calls: no name lookup
         context = self.context
-        if context.resolve(node.func) not in JIT_APIS or not node.args:
+        if context.resolve(func) not in JIT_APIS:
             return
         info = context.function
         if info is None and not self._loops:
@@ -175,6 +189,48 @@ class JitOfFreshCallable(Rule):
             "object, so each one traces and compiles again (tens of ms or more each); define the "
             f"jitted function once at module level and call it{hoist}",
         )
+
+
+_PARENTS: dict[int, tuple[ast.stmt, dict[int, ast.AST]]] = {}
+
+
+def _repeats(call: ast.Call, statement: ast.stmt, index: ModuleIndex) -> bool:
+    """Is the jit evaluated repeatedly: inside a loop, or called at once (`jax.jit(g)(x)`)
+    in a function the module calls in a loop? (The rule's own test, read on the `ast`, so
+    that only such statements reach libcst.)"""
+    cached = _PARENTS.get(id(statement))
+    if cached is None or cached[0] is not statement:
+        parents = {
+            id(child): node for node in ast.walk(statement) for child in ast.iter_child_nodes(node)
+        }
+        _PARENTS.clear()
+        cached = _PARENTS[id(statement)] = (statement, parents)
+    parents = cached[1]
+    immediately_called = False
+    node: ast.AST = call
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.Call) and parent.func is call:
+        immediately_called = True
+    while parent is not None:
+        if isinstance(parent, (ast.For, ast.While, ast.comprehension, ast.ListComp)):
+            return True
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return immediately_called and parent.name in _called_in_loops(index)
+        node, parent = parent, parents.get(id(parent))
+    return False
+
+
+_NESTED: dict[int, tuple[ModuleIndex, frozenset[str]]] = {}
+
+
+def _nested_def_names(index: ModuleIndex) -> frozenset[str]:
+    """Names of the defs nested in functions of the module."""
+    cached = _NESTED.get(id(index))
+    if cached is None or cached[0] is not index:
+        names = frozenset(f.name for f in index.functions if f.parent is not None)
+        _NESTED.clear()
+        cached = _NESTED[id(index)] = (index, names)
+    return cached[1]
 
 
 _CALLED_IN_LOOPS: dict[int, tuple[ModuleIndex, frozenset[str]]] = {}

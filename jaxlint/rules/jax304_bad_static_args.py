@@ -136,8 +136,17 @@ def _static_roots(name: str, index: ModuleIndex) -> list[tuple[FunctionInfo, Jit
 _CALLED: dict[int, tuple[ModuleIndex, frozenset[str]]] = {}
 
 
+_STATIC_ROOTS: dict[int, tuple[ModuleIndex, bool]] = {}
+
+
 def _has_static_roots(index: ModuleIndex) -> bool:
-    return any(r.static_params for f in index.functions for r in f.roots)
+    """Does any jit of the module have static arguments? (Once per module.)"""
+    cached = _STATIC_ROOTS.get(id(index))
+    if cached is None or cached[0] is not index:
+        found = any(r.static_params for f in index.functions for r in f.roots)
+        _STATIC_ROOTS.clear()
+        cached = _STATIC_ROOTS[id(index)] = (index, found)
+    return cached[1]
 
 
 def _called_in_module(name: str, index: ModuleIndex) -> bool:
