@@ -118,11 +118,11 @@ def host_candidates(
     found: dict[int, set[str]] = {}
     # a class is looked at statement by statement: one large class is most of some modules
     chunks = [
-        (part, statement)
+        part
         for statement in tree.body
         for part in (statement.body if isinstance(statement, ast.ClassDef) else [statement])
     ]
-    for chunk, statement in chunks:
+    for chunk in chunks:
         first = min([chunk.lineno] + [d.lineno for d in getattr(chunk, "decorator_list", [])])
         text = "".join(lines[first - 1 : chunk.end_lineno or chunk.lineno])
         here = [rule for rule in asking if rule.host_text(text, index)]
@@ -134,7 +134,7 @@ def host_candidates(
                 for rule in here:
                     if not isinstance(node, rule.host_node_types):
                         continue
-                    answer = rule.host_candidate(node, statement, index)
+                    answer = rule.host_candidate(node, chunk, index)
                     if answer:
                         line = node.lineno if answer is True else answer  # type: ignore[attr-defined]
                         found.setdefault(line, set()).add(rule.code)

@@ -69,9 +69,10 @@ class Rule:
 
     @classmethod
     def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool | int:
-        """Could this `ast` node (one of `host_node_types`, inside the top-level `statement`)
-        be a finding, wherever it is? An int instead of True names the line whose unit must
-        be analysed (a nested def's finding needs the function around it).
+        """Could this `ast` node (one of `host_node_types`, inside `statement`: a top-level
+        statement, or a member of a top-level class) be a finding, wherever it is? An int
+        instead of True names the line whose unit must be analysed (a nested def's finding
+        needs the function around it).
 
         Traced code alone reaches libcst unless a rule asks for more: the engine walks the
         module's `ast` once, asks this of each node of the declared types, and hands the
