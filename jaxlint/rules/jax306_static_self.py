@@ -41,7 +41,14 @@ class StaticSelf(Rule):
                 continue
             if root.static_params is None or receiver not in root.static_params:
                 continue
-            problem = _mutability(info.class_info, receiver)
+            read = {
+                n.attr
+                for n in ast.walk(info.node)
+                if isinstance(n, ast.Attribute)
+                and isinstance(n.value, ast.Name)
+                and n.value.id == receiver
+            }
+            problem = _mutability(info.class_info, receiver, read)
             if problem is None:
                 continue
             position = info.node.decorator_list.index(root.node)  # type: ignore[union-attr]
@@ -54,8 +61,9 @@ class StaticSelf(Rule):
             )
 
 
-def _mutability(info: ClassInfo, receiver: str) -> str | None:
-    """Why hashing an instance does not make a safe cache key, or None when it does."""
+def _mutability(info: ClassInfo, receiver: str, read: set[str]) -> str | None:
+    """Why hashing an instance does not make a safe cache key for a method reading the
+    attributes `read`, or None when it does."""
     decorators = set(info.decorator_names)
     if decorators & FROZEN_BY_DESIGN or set(info.base_names) & FROZEN_BY_DESIGN:
         return None
@@ -85,6 +93,7 @@ def _mutability(info: ClassInfo, receiver: str) -> str | None:
             and isinstance(target.value, ast.Name)
             and target.value.id == receiver
         }
+        & read  # stale only if the jitted method reads what changes
     )
     if written:
         return (
