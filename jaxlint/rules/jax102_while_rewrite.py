@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.values import Kind
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal
 from jaxlint.engine.rule import UnitContext
@@ -121,7 +120,7 @@ def _logical_test(test: cst.BaseExpression, context: UnitContext) -> str | Refus
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = _logical_test(test.expression, context)
         return inner if isinstance(inner, Refusal) else f"{spelling.numpy}.logical_not({inner})"
-    return code_of(test)
+    return cst.Module(body=[]).code_for_node(test)  # the whole text (code_of shortens)
 
 
 def _widened(

@@ -104,9 +104,10 @@ class LoopInsteadOfVmap(Rule):
         if any(isinstance(n, cst.NamedExpr) for n in _nodes(comprehension.elt)):
             return Refusal("`:=` in the comprehension")
         spelling = JaxSpelling.of(self.context)
+        source = cst.Module(body=[]).code_for_node  # the whole text (code_of shortens)
         replacement = cst.parse_expression(
-            f"{spelling.jax}.vmap(lambda {loop.target.value}: {code_of(comprehension.elt)})"
-            f"({code_of(loop.iter)})"
+            f"{spelling.jax}.vmap(lambda {loop.target.value}: ({source(comprehension.elt)}))"
+            f"({source(loop.iter)})"
         )
         return Edit(
             replacements={call: replacement},

@@ -160,7 +160,10 @@ class TimingWithoutSync(Rule):
         return Refusal("the last timed statement is not a call to wrap: wait for it by hand")
 
     def _wrap(self, value: cst.BaseExpression) -> cst.BaseExpression:
-        return cst.parse_expression(f"jax.block_until_ready({code_of(value)})")
+        wait = cst.Attribute(value=cst.Name("jax"), attr=cst.Name("block_until_ready"))
+        if isinstance(value, cst.Tuple) and not value.lpar:  # `a, b` is one argument: `(a, b)`
+            value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return cst.Call(func=wait, args=[cst.Arg(value=value)])
 
     def _starts_clock(self, statement: cst.BaseStatement) -> bool:
         if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
