@@ -212,12 +212,12 @@ def test_config_from_table_requires_a_table(tmp_path: Path) -> None:
 
 
 def test_real_registry_opt_in_rules() -> None:
-    """Opt-in rules (SPEC §3: JAX303 here) are on only when selected."""
+    """Opt-in rules (SPEC §3: JAX303 and JAX306) are on only when selected."""
     from jaxlint.engine.registry import all_rules, default_codes
 
     rules = all_rules()
     opt_in = {code for code, rule in rules.items() if rule.opt_in}
-    assert opt_in == {"JAX303"}
+    assert opt_in == {"JAX303", "JAX306"}
     for code in opt_in:
         assert rules[code].opt_in, code
         assert code not in default_codes()

@@ -68,3 +68,19 @@ def test_fixed_benchmarks_compute_what_the_originals_do(name):
     assert len(before) == len(after)
     for want, got in zip(before, after, strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_the_fix_keeps_the_whole_timed_expression():
+    # a long call with a string holding two spaces: the fix must copy it exactly
+    source = (
+        "import time\n\nimport jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef step(a, b):\n"
+        "    return a @ b\n\n\ndef bench(a, b):\n    t0 = time.perf_counter()\n"
+        '    out = step(jnp.concatenate([a, a, a, a, a, a, a, a], axis=0), b * len("a  b"))\n'
+        "    return out, time.perf_counter() - t0\n"
+    )
+    result = lint_source(source, "bench.py", Config(select=("JAX307",)), fix=True, verify=False)
+    fixed = result.fixed_source or ""
+    assert (
+        "out = jax.block_until_ready(step(jnp.concatenate([a, a, a, a, a, a, a, a], axis=0), "
+        'b * len("a  b")))' in fixed
+    )
