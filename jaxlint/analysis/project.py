@@ -10,6 +10,7 @@ transform) in another module are marked traced there. Linting a file then starts
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -223,19 +224,68 @@ def _x64_by_program(sources: Mapping[str, bytes]) -> dict[str, bool]:
         if not found.get(program):
             found[program] = mentions_x64(data.decode("utf-8", "replace"))
     roots: dict[Path, Path | None] = {}
-    enabled_roots = {
-        root for p, on in found.items() if on and (root := _project_root(Path(p), roots))
-    }
     for program, enabled in found.items():
         if enabled:
             continue
         path = Path(program)
-        # one project (a distribution's entry point turns x64 on for all its packages, a test
-        # imports the package it tests), or a configuration file beside the program
-        found[program] = _project_root(path, roots) in enabled_roots or (
-            _configuration_enables_x64(path)
+        # What reaches the program whichever files are linted (the command line and flake8,
+        # which lints one file at a time, must agree): the project's declared entry points
+        # (a console script turning x64 on before importing everything), the `__init__.py` of
+        # packages a script or test sits beside, and configuration files.
+        root = _project_root(path, roots)
+        found[program] = (
+            (root is not None and _entry_points_enable_x64(root))
+            or (path.is_file() and _nearby_packages_enable_x64(path))
+            or _configuration_enables_x64(path)
         )
     return found
+
+
+ENTRY_POINT = re.compile(r"=\s*([A-Za-z_][\w.]*)\s*:")
+
+
+def _entry_points_enable_x64(root: Path) -> bool:
+    """Does a console script the project declares (`pyproject.toml`, `setup.cfg`, an unpacked
+    wheel's `entry_points.txt`) live in a module that turns x64 on?"""
+    declared = [
+        root / "pyproject.toml",
+        root / "setup.cfg",
+        *root.glob("*.dist-info/entry_points.txt"),
+    ]
+    for path in declared:
+        try:
+            text = path.read_text("utf-8", "replace")
+        except OSError:
+            continue
+        for module in ENTRY_POINT.findall(text):
+            relative = Path(*module.split("."))
+            for candidate in (root / f"{relative}.py", root / relative / "__init__.py"):
+                try:
+                    if candidate.is_file() and mentions_x64(
+                        candidate.read_text("utf-8", "replace")
+                    ):
+                        return True
+                except OSError:
+                    continue
+    return False
+
+
+def _nearby_packages_enable_x64(path: Path) -> bool:
+    """Does a package beside the script, or beside a folder a few levels up, turn x64 on in
+    its `__init__.py` (`tests/test_x.py` next to `pkg/`)?"""
+    for folder in list(path.parents)[:4]:
+        try:
+            children = list(folder.iterdir())
+        except OSError:
+            continue
+        for child in children:
+            init = child / "__init__.py"
+            try:
+                if init.is_file() and mentions_x64(init.read_text("utf-8", "replace")):
+                    return True
+            except OSError:
+                continue
+    return False
 
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
