@@ -7,8 +7,9 @@ decide which parts of a file need libcst at all. Rules read it through `jaxlint.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from jaxlint.analysis.jax_api import (
     CALL_THROUGH,
@@ -50,6 +51,9 @@ _CONTAINER_FACTORIES = frozenset(
         "collections.Counter",
     }
 )
+
+
+T = TypeVar("T")
 
 
 @dataclass(eq=False)
@@ -236,6 +240,14 @@ class ModuleIndex:
     # caller); the project index marks the callees traced in their own modules
     outgoing: list[tuple[str, TraceKind, TraceReason]] = field(default_factory=list)
     _host_calls: set[str] | None = field(default=None, repr=False)
+    _memo: dict[object, Any] = field(default_factory=dict, repr=False)
+
+    def memoized(self, key: object, compute: Callable[[], T]) -> T:
+        """`compute()`, once per module and key: what a rule derives from the module (the
+        names it calls in loops) and asks for again at every candidate."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
 
     def called_on_host(self, function: FunctionInfo) -> bool:
         """Is `function`, or a jit alias of it, called from host code of this module (module

@@ -308,23 +308,19 @@ class InPlaceUpdate(Rule):
         )
 
 
-_BOUND_CACHE: dict[int, tuple[ast.stmt, frozenset[str]]] = {}
-
-
 def _jax_bound_names(statement: ast.stmt, index: ModuleIndex) -> frozenset[str]:
     """Names `statement` assigns a value computed by a `jax.*` call (`g = jnp.zeros(n)`,
     `y = jnp.asarray(x) * 2`), once per statement."""
-    cached = _BOUND_CACHE.get(id(statement))
-    if cached is not None and cached[0] is statement:
-        return cached[1]
-    names: set[str] = set()
-    for node in ast.walk(statement):
-        if isinstance(node, ast.Assign) and _calls_jax(node.value, index):
-            for target in node.targets:
-                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
-    _BOUND_CACHE.clear()  # one statement at a time: the engine walks them in order
-    _BOUND_CACHE[id(statement)] = (statement, frozenset(names))
-    return _BOUND_CACHE[id(statement)][1]
+
+    def compute() -> frozenset[str]:
+        names: set[str] = set()
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Assign) and _calls_jax(node.value, index):
+                for target in node.targets:
+                    names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+        return frozenset(names)
+
+    return index.memoized(("jax204-bound", id(statement)), compute)
 
 
 def _calls_jax(value: ast.expr, index: ModuleIndex) -> bool:

@@ -191,21 +191,16 @@ class JitOfFreshCallable(Rule):
         )
 
 
-_PARENTS: dict[int, tuple[ast.stmt, dict[int, ast.AST]]] = {}
-
-
 def _repeats(call: ast.Call, statement: ast.stmt, index: ModuleIndex) -> bool:
     """Is the jit evaluated repeatedly: inside a loop, or called at once (`jax.jit(g)(x)`)
     in a function the module calls in a loop? (The rule's own test, read on the `ast`, so
     that only such statements reach libcst.)"""
-    cached = _PARENTS.get(id(statement))
-    if cached is None or cached[0] is not statement:
-        parents = {
+    parents = index.memoized(
+        ("jax302-parents", id(statement)),
+        lambda: {
             id(child): node for node in ast.walk(statement) for child in ast.iter_child_nodes(node)
-        }
-        _PARENTS.clear()
-        cached = _PARENTS[id(statement)] = (statement, parents)
-    parents = cached[1]
+        },
+    )
     immediately_called = False
     node: ast.AST = call
     parent = parents.get(id(node))
@@ -220,46 +215,38 @@ def _repeats(call: ast.Call, statement: ast.stmt, index: ModuleIndex) -> bool:
     return False
 
 
-_NESTED: dict[int, tuple[ModuleIndex, frozenset[str]]] = {}
-
-
 def _nested_def_names(index: ModuleIndex) -> frozenset[str]:
     """Names of the defs nested in functions of the module."""
-    cached = _NESTED.get(id(index))
-    if cached is None or cached[0] is not index:
-        names = frozenset(f.name for f in index.functions if f.parent is not None)
-        _NESTED.clear()
-        cached = _NESTED[id(index)] = (index, names)
-    return cached[1]
-
-
-_CALLED_IN_LOOPS: dict[int, tuple[ModuleIndex, frozenset[str]]] = {}
+    return index.memoized(
+        "jax302-nested",
+        lambda: frozenset(f.name for f in index.functions if f.parent is not None),
+    )
 
 
 def _called_in_loops(index: ModuleIndex) -> frozenset[str]:
     """Names of functions (and methods, as `self.name`) the module calls inside a loop."""
-    cached = _CALLED_IN_LOOPS.get(id(index))
-    if cached is None or cached[0] is not index:
-        names = set()
-        for loop in ast.walk(index.tree):
-            body: list[ast.AST] = []
-            if isinstance(loop, (ast.For, ast.While)):
-                body = list(loop.body)
-            elif isinstance(loop, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
-                body = [loop.elt]
-            elif isinstance(loop, ast.DictComp):
-                body = [loop.key, loop.value]
-            for statement in body:
-                for node in ast.walk(statement):
-                    if isinstance(node, ast.Call):
-                        func = node.func
-                        if isinstance(func, ast.Name):
-                            names.add(func.id)
-                        elif isinstance(func, ast.Attribute):
-                            names.add(func.attr)
-        _CALLED_IN_LOOPS.clear()
-        cached = _CALLED_IN_LOOPS[id(index)] = (index, frozenset(names))
-    return cached[1]
+    return index.memoized("jax302-called-in-loops", lambda: _names_called_in_loops(index.tree))
+
+
+def _names_called_in_loops(tree: ast.Module) -> frozenset[str]:
+    names = set()
+    for loop in ast.walk(tree):
+        body: list[ast.AST] = []
+        if isinstance(loop, (ast.For, ast.While)):
+            body = list(loop.body)
+        elif isinstance(loop, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+            body = [loop.elt]
+        elif isinstance(loop, ast.DictComp):
+            body = [loop.key, loop.value]
+        for statement in body:
+            for node in ast.walk(statement):
+                if isinstance(node, ast.Call):
+                    func = node.func
+                    if isinstance(func, ast.Name):
+                        names.add(func.id)
+                    elif isinstance(func, ast.Attribute):
+                        names.add(func.attr)
+    return frozenset(names)
 
 
 def _read_names(node: cst.CSTNode) -> set[str]:

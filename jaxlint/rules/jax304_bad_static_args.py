@@ -133,34 +133,25 @@ def _static_roots(name: str, index: ModuleIndex) -> list[tuple[FunctionInfo, Jit
     return [(i, r) for i, r in found if i.class_info is None]
 
 
-_CALLED: dict[int, tuple[ModuleIndex, frozenset[str]]] = {}
-
-
-_STATIC_ROOTS: dict[int, tuple[ModuleIndex, bool]] = {}
-
-
 def _has_static_roots(index: ModuleIndex) -> bool:
-    """Does any jit of the module have static arguments? (Once per module.)"""
-    cached = _STATIC_ROOTS.get(id(index))
-    if cached is None or cached[0] is not index:
-        found = any(r.static_params for f in index.functions for r in f.roots)
-        _STATIC_ROOTS.clear()
-        cached = _STATIC_ROOTS[id(index)] = (index, found)
-    return cached[1]
+    """Does any jit of the module have static arguments?"""
+    return index.memoized(
+        "jax304-static-roots",
+        lambda: any(r.static_params for f in index.functions for r in f.roots),
+    )
 
 
 def _called_in_module(name: str, index: ModuleIndex) -> bool:
-    """Does the module call `name(...)`? (One walk per module, when a rule first asks.)"""
-    cached = _CALLED.get(id(index))
-    if cached is None or cached[0] is not index:
-        names = frozenset(
+    """Does the module call `name(...)`?"""
+    called = index.memoized(
+        "jax304-called",
+        lambda: frozenset(
             node.func.id
             for node in ast.walk(index.tree)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-        )
-        _CALLED.clear()
-        cached = _CALLED[id(index)] = (index, names)
-    return name in cached[1]
+        ),
+    )
+    return name in called
 
 
 def _positional(info: FunctionInfo, root: JitRoot) -> tuple[str, ...]:
