@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+import sys
 import textwrap
+import types
 from pathlib import Path
 
 import pytest
@@ -42,3 +44,12 @@ def expected_findings(source: str) -> set[tuple[str, int]]:
 @pytest.fixture
 def lint_snippet():
     return lint
+
+
+def module_from_source(source: str, name: str, filename: str = "<source>") -> types.ModuleType:
+    """Execute `source` as a module registered as `name` (a fixture, or its fixed text)."""
+    module = types.ModuleType(name)
+    module.__file__ = filename
+    sys.modules[name] = module
+    exec(compile(source, filename, "exec"), module.__dict__)
+    return module

@@ -12,16 +12,14 @@ Every `# ok:` function runs.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
-import sys
 from types import ModuleType
 
 import pytest
 
 from jaxlint.engine.config import Config
 from jaxlint.fixes.pipeline import lint_source
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, module_from_source
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -106,15 +104,6 @@ CALLS: dict[str, dict[str, tuple]] = {
 WIDE = {np.dtype("float64"), np.dtype("int64"), np.dtype("complex128")}
 
 
-def _load(source: str, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_loader(name, loader=None)
-    assert spec is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    exec(compile(source, f"<{name}>", "exec"), module.__dict__)
-    return module
-
-
 def _read(name: str) -> str:
     return (FIXTURES / "rules" / name).read_text(encoding="utf-8")
 
@@ -163,7 +152,7 @@ def _cases(name: str) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("name, function", _cases("jax204_ports.py"))
 def test_jax204_raises_and_the_fix_computes_what_numpy_does(name, function):
-    original = _load(_read(name), "_jax204_original")
+    original = module_from_source(_read(name), "_jax204_original")
     if function not in _flagged(name, "JAX204"):
         _call(original, function, CALLS[name][function])
         return
@@ -171,12 +160,12 @@ def test_jax204_raises_and_the_fix_computes_what_numpy_does(name, function):
     with pytest.raises(TypeError, match="immutable"):
         _call(original, function, args)
     source, fixed_functions = _fix(name, "JAX204")
-    fixed = _load(source, "_jax204_fixed")
+    fixed = module_from_source(source, "_jax204_fixed")
     if function not in fixed_functions:  # refused (with its reason): still the original error
         with pytest.raises(TypeError, match="immutable"):
             _call(fixed, function, args)
         return
-    reference = _load(_read(name), "_jax204_numpy")
+    reference = module_from_source(_read(name), "_jax204_numpy")
     reference.jnp = np  # the NumPy semantics the ported code was written for
     target = getattr(reference, function)
     numpy_args = tuple(np.asarray(a) if isinstance(a, jax.Array) else a for a in args)
@@ -195,11 +184,11 @@ def test_jax204_fixes_the_local_arrays_and_refuses_index_arrays():
 @pytest.mark.parametrize("name, function", _cases("jax205_updates.py"))
 def test_jax205_update_is_lost_and_the_fix_keeps_it(name, function):
     args = CALLS[name][function]
-    original = _load(_read(name), "_jax205_original")
+    original = module_from_source(_read(name), "_jax205_original")
     if function not in _flagged(name, "JAX205"):
         _call(original, function, args)
         return
-    fixed = _load(_fixed(name, "JAX205"), "_jax205_fixed")
+    fixed = module_from_source(_fixed(name, "JAX205"), "_jax205_fixed")
     before, _ = _call(original, function, args)
     after, _ = _call(fixed, function, args)
     assert not np.array_equal(np.asarray(before), np.asarray(after)), "the update took effect"
@@ -208,8 +197,8 @@ def test_jax205_update_is_lost_and_the_fix_keeps_it(name, function):
 def test_jax205_method_update_is_lost_and_the_fix_keeps_it():
     name = "jax205_updates.py"
     assert "Board" in _flagged(name, "JAX205")
-    original = _load(_read(name), "_jax205_original_board").Board(3)
-    fixed = _load(_fixed(name, "JAX205"), "_jax205_fixed_board").Board(3)
+    original = module_from_source(_read(name), "_jax205_original_board").Board(3)
+    fixed = module_from_source(_fixed(name, "JAX205"), "_jax205_fixed_board").Board(3)
     assert int(original.place(1, 1, 7)[1, 1]) == 0
     assert int(fixed.place(1, 1, 7)[1, 1]) == 7
 
@@ -217,7 +206,7 @@ def test_jax205_method_update_is_lost_and_the_fix_keeps_it():
 @pytest.mark.parametrize("name, function", _cases("jax206_debug_prints.py"))
 def test_jax206_prints_tracers_and_the_fix_prints_values(name, function):
     args = CALLS[name][function]
-    original = _load(_read(name), "_jax206_original")
+    original = module_from_source(_read(name), "_jax206_original")
     if function not in _flagged(name, "JAX206"):
         _, printed = _call(original, function, args)
         assert "Tracer" not in printed
@@ -228,14 +217,14 @@ def test_jax206_prints_tracers_and_the_fix_prints_values(name, function):
         assert "format" in str(error)
     else:
         assert "Tracer" in printed, printed
-    fixed = _load(_fixed(name, "JAX206"), "_jax206_fixed")
+    fixed = module_from_source(_fixed(name, "JAX206"), "_jax206_fixed")
     _, printed = _call(fixed, function, args)
     assert printed and "Tracer" not in printed, printed
 
 
 @pytest.mark.parametrize("name, function", _cases("jax401_dtypes.py"))
 def test_jax401_requests_come_back_32_bit(name, function):
-    module = _load(_read(name), "_jax401")
+    module = module_from_source(_read(name), "_jax401")
     value, _ = _call(module, function, CALLS[name][function])
     if function in _flagged(name, "JAX401"):
         assert np.asarray(value).dtype not in WIDE
@@ -250,7 +239,7 @@ def test_every_fixture_function_is_called():
 
 def _snapshot(case: str, suffix: str) -> ModuleType:
     source = (FIXTURES / "fix" / f"{case}{suffix}").read_text(encoding="utf-8")
-    return _load(source, f"_snapshot_{case}_{suffix.split('.')[1]}")
+    return module_from_source(source, f"_snapshot_{case}_{suffix.split('.')[1]}")
 
 
 def test_fix_snapshots_run_as_the_numpy_code_they_were_ported_from():

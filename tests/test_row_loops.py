@@ -3,14 +3,11 @@ original returns (verification decides which apply; this checks them again on ot
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-
 import pytest
 
 from jaxlint.engine.config import Config
 from jaxlint.fixes.pipeline import lint_source
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, module_from_source
 
 jax = pytest.importorskip("jax")
 np = pytest.importorskip("numpy")
@@ -19,21 +16,16 @@ PATH = FIXTURES / "rules" / "jax305_row_loops.py"
 ROW_FUNCTIONS = ["norms", "softmaxes", "cumulative", "clipped", "outer_products"]
 
 
-def _load(source: str, name: str):
-    spec = importlib.util.spec_from_loader(name, loader=None)
-    assert spec is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    exec(compile(source, str(PATH), "exec"), module.__dict__)
-    return module
-
-
 @pytest.fixture(scope="module")
 def fixed():
     source = PATH.read_text(encoding="utf-8")
     result = lint_source(source, str(PATH), Config(select=("JAX305",)), fix=True)
     assert result.fixed_source is not None
-    return _load(source, "_jax305_original"), _load(result.fixed_source, "_jax305_fixed"), result
+    return (
+        module_from_source(source, "_jax305_original", str(PATH)),
+        module_from_source(result.fixed_source, "_jax305_fixed", str(PATH)),
+        result,
+    )
 
 
 def test_the_row_wise_fixes_are_verified_and_applied(fixed):

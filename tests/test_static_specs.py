@@ -3,15 +3,13 @@ message quotes, each `# ok:` one runs, and the list → tuple fixes make the cal
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from types import ModuleType
 
 import pytest
 
 from jaxlint.engine.config import Config
 from jaxlint.fixes.pipeline import lint_source
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, module_from_source
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -36,15 +34,6 @@ CALLS = {
 }
 
 
-def _load(source: str, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_loader(name, loader=None)
-    assert spec is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    exec(compile(source, str(PATH), "exec"), module.__dict__)
-    return module
-
-
 def _run(module: ModuleType, name: str, args: tuple) -> None:
     result = getattr(module, name)(*args)
     if name == "make_array_static":
@@ -65,7 +54,7 @@ def test_fixture_flags_exactly_the_entries_marked_flagged():
 
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_flagged_entries_raise_valueerror_and_ok_ones_run(name):
-    module = _load(PATH.read_text(encoding="utf-8"), "_jax304_fixture")
+    module = module_from_source(PATH.read_text(encoding="utf-8"), "_jax304_fixture", str(PATH))
     args, bad = CALLS[name]
     if bad:
         with pytest.raises(ValueError, match="static_argnums|argnames|Non-hashable"):
@@ -78,7 +67,7 @@ def test_list_to_tuple_fixes_run():
     source = PATH.read_text(encoding="utf-8")
     result = lint_source(source, str(PATH), Config(select=("JAX304",)), fix=True, verify=False)
     assert result.fixed_source is not None
-    fixed = _load(result.fixed_source, "_jax304_fixed")
+    fixed = module_from_source(result.fixed_source, "_jax304_fixed", str(PATH))
     assert fixed.reshape_batch(X).shape == (4, 2)
     assert fixed.select_features(X).shape == (4,)
     assert fixed.padded(X).shape == (6,)

@@ -4,14 +4,11 @@ bench/timing_sync.py, never asserted here)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-
 import pytest
 
 from jaxlint.engine.config import Config
 from jaxlint.fixes.pipeline import lint_source
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, module_from_source
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -33,15 +30,6 @@ CALLS = {
 }
 
 
-def _load(source: str, name: str):
-    spec = importlib.util.spec_from_loader(name, loader=None)
-    assert spec is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    exec(compile(source, str(PATH), "exec"), module.__dict__)
-    return module
-
-
 def _values(result):
     """The computed part of a result: the timing (a float) left out."""
     leaves = jax.tree_util.tree_leaves(result)
@@ -61,8 +49,8 @@ def test_fixes_are_applied_where_the_timed_statement_is_a_call():
 def test_fixed_benchmarks_compute_what_the_originals_do(name):
     source = PATH.read_text(encoding="utf-8")
     fixed = lint_source(source, str(PATH), Config(select=("JAX307",)), fix=True, verify=False)
-    original = _load(source, "_jax307_original")
-    rewritten = _load(fixed.fixed_source or "", "_jax307_fixed")
+    original = module_from_source(source, "_jax307_original", str(PATH))
+    rewritten = module_from_source(fixed.fixed_source or "", "_jax307_fixed", str(PATH))
     before = _values(getattr(original, name)(*CALLS[name]))
     after = _values(getattr(rewritten, name)(*CALLS[name]))
     assert len(before) == len(after)
