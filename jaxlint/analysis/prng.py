@@ -1,0 +1,1187 @@
+"""PRNG keys through a function: which places hold which keys, where each is consumed, and the
+reuses that follow — a key consumed twice on one path (JAX501), a key consumed unchanged on every
+iteration of a loop (JAX502).
+
+Flow-sensitive over `ast`, per function and for the module's top level. Every value a place
+(`key`, `state.rng`, `keys[0]`) holds is an abstract object; a consumer (a `jax.random` sampler,
+`split`, a function of the module that consumes its key parameter, a `key=` argument) consumes
+the objects of its key argument. Branches merge: an object consumed in one arm only is "maybe"
+consumed, which is reported again only at the nesting depth of that merge (two uses under two
+unrelated `if`s may never both run). Loops: a consumption of an object made before the loop,
+whose place still holds it at the back edge, repeats every iteration.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import itertools
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+
+from jaxlint.analysis.names import ImportTable, ast_target_names, dotted_ast
+from jaxlint.analysis.scope import FunctionInfo, ModuleIndex
+from jaxlint.diagnostics import Span
+
+RANDOM = "jax.random."
+MAKERS = frozenset({"jax.random.PRNGKey", "jax.random.key", "jax.random.wrap_key_data"})
+SPLIT = "jax.random.split"
+PERMUTATION = "jax.random.permutation"
+# jax.random functions that take a key without consuming it (fold_in derives a new key)
+NOT_CONSUMING = MAKERS | {
+    "jax.random.fold_in",
+    "jax.random.clone",
+    "jax.random.key_data",
+    "jax.random.key_impl",
+    "jax.random.default_prng_impl",
+    "jax.random.PRNGKeyArray",
+    "jax.random.KeyArray",
+}
+KEY_RESULTS = MAKERS | {SPLIT, "jax.random.fold_in", "jax.random.clone"}
+# loop primitives: (position of the body function, how its carry comes back)
+LOOP_PRIMITIVES = {
+    "jax.lax.scan": (0, "scan"),
+    "jax.lax.fori_loop": (2, "fori"),
+    "jax.lax.while_loop": (1, "while"),
+    "jax.lax.map": (0, "map"),
+}
+TRANSFORMS = frozenset(
+    {
+        "jax.jit",
+        "jax.vmap",
+        "jax.grad",
+        "jax.value_and_grad",
+        "jax.checkpoint",
+        "jax.named_call",
+        "equinox.filter_jit",
+        "equinox.filter_vmap",
+        "equinox.filter_grad",
+        "equinox.filter_value_and_grad",
+    }
+)
+# a key passed under one of these keyword names is consumed by the callee
+KEY_KEYWORDS = frozenset(
+    {"key", "rng", "rng_key", "prng_key", "prngkey", "random_key", "dropout_rng", "rngs"}
+)
+# the name of a place that holds a key (`key`, `rng`, `subkey`, `dropout_rng`, `k1`)
+KEY_NAME = re.compile(r"(?i)(key|rng)|^k\d*$")
+# builtins whose `key=` is a sort key
+SORTING = frozenset({"sorted", "min", "max", "sort", "groupby", "nlargest", "nsmallest", "heapify"})
+# callees that store what they are given instead of consuming it
+STORING = frozenset(
+    {
+        "replace",
+        "_replace",
+        "create",
+        "update",
+        "append",
+        "extend",
+        "insert",
+        "add",
+        "put",
+        "setdefault",
+        "dict",
+        "partial",
+        "set",
+        "save",
+        "log",
+        "print",
+    }
+)
+# libraries whose classes consume a `key=` at construction (`eqx.nn.Linear(3, 4, key=k)`)
+CONSUMING_LIBRARIES = ("equinox.", "flax.", "haiku.", "penzai.")
+TIME_CALLS = frozenset({"time.time", "time.time_ns", "time.perf_counter", "time.monotonic"})
+# text of a consumer that is not a `jax.random` call: a key keyword, linen's `init`/`rngs={}`
+_KEYWORD_CONSUMER = r"\b(?:key|rng|rng_key|prng_key|prngkey|random_key|dropout_rng)\s*=(?!=)"
+_OTHER_CONSUMERS = _KEYWORD_CONSUMER + r"|\.init\s*\(|\brngs\s*=\s*\{|import[^\n]*random"
+
+
+@dataclass(frozen=True)
+class KeyFinding:
+    """One reuse: JAX501 (consumed twice) or JAX502 (consumed unchanged in a loop)."""
+
+    code: str
+    node: ast.Call  # the anchor: the reusing call, or a key made from a constant seed
+    key: ast.expr | None  # the key argument at the anchor
+    message: str
+    first: ast.Call | None = None  # JAX501: the earlier consumer
+    first_key: ast.expr | None = None  # JAX501: the key argument of the earlier consumer
+    loop: ast.AST | None = None  # JAX502: the loop whose iterations share the key
+    consumers: int = 2  # how many calls consume this key (JAX502: per iteration)
+    # JAX502: the loop's integer index, when folding it into the key makes every iteration's
+    # key distinct (the loop is not inside another loop the key is also unchanged in)
+    fold_in_index: str | None = None
+
+
+@dataclass(eq=False)
+class _Use:
+    node: ast.Call
+    key: ast.expr
+    via: str
+    definite: bool
+    depth: int  # for a maybe use: the nesting depth of the merge that made it maybe
+
+
+@dataclass(eq=False)
+class _State:
+    places: dict[str, frozenset[int]]
+    uses: dict[int, _Use]
+    depth: int = 0
+
+    def copy(self, deeper: int = 0) -> _State:
+        return _State(dict(self.places), dict(self.uses), self.depth + deeper)
+
+
+@dataclass(eq=False)
+class _Loop:
+    level: int
+    node: ast.AST
+    events: list[tuple[str, int, ast.Call, ast.expr]] = field(default_factory=list)
+    continues: list[_State] = field(default_factory=list)
+    breaks: list[_State] = field(default_factory=list)
+    closure: bool = False  # a loop primitive's body: the outer objects can never be rebound
+
+
+class KeyFlow:
+    """The key analysis of one module: findings, and which parameters each function consumes."""
+
+    def __init__(self, index: ModuleIndex) -> None:
+        self.index = index
+        self.findings: dict[tuple[str, int], KeyFinding] = {}
+        self._consumed: dict[int, frozenset[str]] = {}
+        self._running: set[int] = set()
+        self._next = 0
+        self.birth: dict[int, int] = {}  # object → loop level it was made at
+        self.parent: dict[int, tuple[int, str]] = {}  # element object → (parent, suffix)
+        self._elements: dict[tuple[int, str], int] = {}
+        self.items: dict[int, list[frozenset[int]]] = {}  # tuple object → its items' objects
+        self.seeded: dict[int, tuple[ast.Call, _Loop]] = {}  # key made from a loop-invariant seed
+        self.reported: set[int] = set()
+        self.keys: set[int] = set()  # objects known to be keys
+        self.consumers: dict[int, int] = {}  # object → how many calls consume it
+        self._objects: dict[tuple[str, int], frozenset[int]] = {}
+        self._candidates: set[int] = set()  # functions that may consume a key (by their text)
+
+    def new(self, level: int) -> int:
+        self._next += 1
+        self.birth[self._next] = level
+        return self._next
+
+    def element(self, parent: int, suffix: str) -> frozenset[int]:
+        items = self.items.get(parent)
+        if items is not None and suffix.startswith("[") and suffix[1:-1].isdigit():
+            position = int(suffix[1:-1])
+            if position < len(items):
+                return items[position]
+        made = self._elements.get((parent, suffix))
+        if made is None:
+            made = self.new(self.birth[parent])
+            self.parent[made] = (parent, suffix)
+            self._elements[(parent, suffix)] = made
+            if parent in self.keys:
+                self.keys.add(made)
+        return frozenset({made})
+
+    def run_module(self) -> None:
+        direct, tokens = _consumer_text(self.index.imports)
+        text = "".join(self.index.lines)
+        if "random" not in text and "key" not in text and "rng" not in text:
+            return
+        self._candidates = _may_consume(self.index, direct, tokens)
+        _Walker(self, None, self.index.imports).run(self.index.tree.body, [])
+        for function in self.index.functions:
+            if id(function) in self._candidates:
+                self.consumed_params(function)
+
+    def consumed_params(self, function: FunctionInfo) -> frozenset[str]:
+        """Parameters `function` consumes as keys (run once per function, findings included)."""
+        key = id(function)
+        if key in self._consumed:
+            return self._consumed[key]
+        if key in self._running:
+            return frozenset()
+        self._running.add(key)
+        consumed: frozenset[str] = frozenset()
+        body = function.node.body
+        if isinstance(body, list) and id(function) in self._candidates:
+            imports = _local_imports(function, self.index.imports)
+            walker = _Walker(self, function, imports)
+            consumed = walker.run(body, list(function.params))
+        self._running.discard(key)
+        self._consumed[key] = consumed
+        return consumed
+
+    def add(self, finding: KeyFinding, objects: frozenset[int] = frozenset()) -> None:
+        slot = (finding.code, id(finding.node))
+        if slot not in self.findings:
+            self.findings[slot] = finding
+            self._objects[slot] = objects
+
+    def result(self) -> list[KeyFinding]:
+        """Findings in source order; a call that repeats every iteration is JAX502 only."""
+        looped = {id(f.node) for f in self.findings.values() if f.code == "JAX502"}
+        kept = []
+        for slot, finding in self.findings.items():
+            if finding.code == "JAX501":
+                if id(finding.node) in looped:
+                    continue
+                count = max((self.consumers.get(o, 0) for o in self._objects[slot]), default=2)
+                finding = replace(finding, consumers=count)
+            kept.append(finding)
+        return sorted(kept, key=lambda f: (f.node.lineno, f.node.col_offset, f.code))
+
+
+def key_findings(index: ModuleIndex) -> list[KeyFinding]:
+    """Every PRNG key reuse of the module (computed once per module)."""
+
+    def compute() -> list[KeyFinding]:
+        flow = KeyFlow(index)
+        flow.run_module()
+        return flow.result()
+
+    return index.memoized("prng-key-flow", compute)
+
+
+def _consumer_text(imports: ImportTable) -> tuple[re.Pattern[str], tuple[str, ...]]:
+    """What a call consuming a key looks like in this module's text (`jr.normal(`,
+    `jax.random.split(`, `normal(` imported from jax.random, a key keyword…), and substrings
+    one of which every line holding one contains."""
+    modules, functions = [], []
+    for alias, target in imports.aliases.items():
+        if target == "jax":
+            modules.append(rf"{re.escape(alias)}\.random")
+        elif target == "jax.random":
+            modules.append(re.escape(alias))
+        elif target.startswith(RANDOM):
+            functions.append(alias)
+    parts = [_OTHER_CONSUMERS]
+    if modules:
+        parts.append(rf"\b(?:{'|'.join(modules)})\.\w+\s*\(")
+    if functions:
+        parts.append(rf"\b(?:{'|'.join(map(re.escape, functions))})\s*\(")
+    module_aliases = [a for a, t in imports.aliases.items() if t == "jax.random"]
+    tokens = ("random", "key", "rng", ".init", *(a + "." for a in module_aliases), *functions)
+    return re.compile("|".join(parts)), tokens
+
+
+def _may_consume(index: ModuleIndex, direct: re.Pattern[str], tokens: tuple[str, ...]) -> set[int]:
+    """Functions whose text calls a consumer, or (transitively) a function that may."""
+    lines = index.lines
+    text = "".join(lines)
+    starts = list(itertools.accumulate((len(line) for line in lines), initial=0))
+    functions = [f for f in index.functions if not isinstance(f.node, ast.Lambda)]
+
+    def lines_with(needles: Iterable[str]) -> set[int]:
+        found: set[int] = set()
+        for needle in needles:
+            at = text.find(needle)
+            while at >= 0:
+                found.add(bisect.bisect_right(starts, at))
+                at = text.find(needle, at + 1)
+        return found
+
+    def holding(numbers: Iterable[int], among: list[FunctionInfo]) -> list[FunctionInfo]:
+        ordered = sorted(numbers)
+        return [
+            f
+            for f in among
+            if bisect.bisect_left(ordered, f.start_line) < bisect.bisect_right(ordered, f.end_line)
+        ]
+
+    consuming = [n for n in lines_with(tokens) if direct.search(lines[n - 1])]
+    found = holding(consuming, functions)
+    seen = {id(f) for f in found}
+    while found:
+        numbers = lines_with({f.name + "(" for f in found})
+        found = holding(numbers, [f for f in functions if id(f) not in seen])
+        seen |= {id(f) for f in found}
+    return seen
+
+
+def _local_imports(function: FunctionInfo, imports: ImportTable) -> ImportTable:
+    """The module's imports plus those inside `function` and the functions around it."""
+    local = []
+    scope: FunctionInfo | None = function
+    while scope is not None:
+        body = scope.node.body if isinstance(scope.node.body, list) else []
+        local += [s for s in body if isinstance(s, (ast.Import, ast.ImportFrom))]
+        scope = scope.parent
+    if not local:
+        return imports
+    table = ImportTable(dict(imports.aliases), set(imports.module_defined), imports.package)
+    for statement in reversed(local):
+        table.add(statement)
+    return table
+
+
+class _Walker:
+    """The flow of one function body (or the module's top level)."""
+
+    def __init__(
+        self,
+        flow: KeyFlow,
+        function: FunctionInfo | None,
+        imports: ImportTable,
+        loops: list[_Loop] | None = None,
+    ) -> None:
+        self.flow = flow
+        self.function = function
+        self.imports = imports
+        self.loops: list[_Loop] = loops or []
+        self.traced = function is not None and function.trace is not None
+        self.entry: dict[str, int] = {}  # place never bound here → its object on entry
+        self.params: dict[str, int] = {}
+        self.returns: list[frozenset[int]] = []
+        self.finals: list[_State] = []  # states at each `return`
+        self.consumptions: list[tuple[str, int, ast.Call, ast.expr]] = []
+        self.targets: dict[int, ast.expr] = {}  # a call assigned to one target → that target
+
+    # -- places and objects ---------------------------------------------------------------
+
+    def run(
+        self, body: list[ast.stmt], params: list[str], state: _State | None = None
+    ) -> frozenset[str]:
+        """Walk `body`; the parameters whose entry objects were consumed."""
+        state = state or _State({}, {})
+        for name in params:
+            self.params[name] = next(iter(self.fresh()))
+            state.places[name] = frozenset({self.params[name]})
+        end = self.block(body, state)
+        finals = self.finals + ([end] if end is not None else [])
+        return frozenset(
+            name for name, obj in self.params.items() if any(obj in s.uses for s in finals)
+        )
+
+    def lookup(self, state: _State, place: str) -> frozenset[int]:
+        held = state.places.get(place)
+        if held is not None:
+            return held
+        parent, suffix = _split_place(place)
+        if parent is None:
+            made = self.entry.get(place)
+            if made is None:
+                made = self.entry[place] = self.flow.new(0)
+            return frozenset({made})
+        return frozenset().union(
+            *(self.flow.element(p, suffix) for p in self.lookup(state, parent))
+        )
+
+    def bind(self, state: _State, place: str, objects: frozenset[int]) -> None:
+        for other in [p for p in state.places if p.startswith((place + ".", place + "["))]:
+            del state.places[other]
+        state.places[place] = objects
+
+    def fresh(self) -> frozenset[int]:
+        return frozenset({self.flow.new(self.loops[-1].level if self.loops else 0)})
+
+    # -- statements -----------------------------------------------------------------------
+
+    def block(self, body: list[ast.stmt], state: _State | None) -> _State | None:
+        for statement in body:
+            if state is None:
+                return None
+            state = self.statement(statement, state)
+        return state
+
+    def statement(self, node: ast.stmt, state: _State) -> _State | None:
+        if isinstance(node, ast.Assign):
+            if len(node.targets) == 1:
+                self.targets[id(node.value)] = node.targets[0]
+            value = self.expr(node.value, state)
+            for target in node.targets:
+                self.assign(target, node.value, value, state)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            if isinstance(node, ast.AnnAssign) and node.value is not None:
+                self.targets[id(node.value)] = node.target
+            if node.value is not None:
+                value = self.expr(node.value, state)
+                if isinstance(node, ast.AugAssign):
+                    value = self.fresh()
+                self.assign(node.target, node.value, value, state)
+        elif isinstance(node, ast.Expr):
+            self.expr(node.value, state)
+        elif isinstance(node, ast.Return):
+            if node.value is not None:
+                self.returns.append(self.expr(node.value, state))
+            self.finals.append(state)
+            return None
+        elif isinstance(node, ast.Raise):
+            return None
+        elif isinstance(node, ast.If):
+            self.expr(node.test, state)
+            arms = [self.block(node.body, state.copy(1)), self.block(node.orelse, state.copy(1))]
+            return self.merge(arms, state.depth)
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            return self.loop(node, state)
+        elif isinstance(node, ast.Break):
+            if self.loops:
+                self.loops[-1].breaks.append(state)
+            return None
+        elif isinstance(node, ast.Continue):
+            if self.loops:
+                self.loops[-1].continues.append(state)
+            return None
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                value = self.expr(item.context_expr, state)
+                if item.optional_vars is not None:
+                    self.assign(item.optional_vars, None, value, state)
+            return self.block(node.body, state)
+        elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+            body = self.block(node.body, state.copy(1))  # type: ignore[attr-defined]
+            handlers = [
+                self.block(h.body, state.copy(1))
+                for h in node.handlers  # type: ignore[attr-defined]
+            ]
+            if body is not None:
+                body = self.block(node.orelse, body)  # type: ignore[attr-defined]
+            end = self.merge([body, *handlers], state.depth)
+            final = getattr(node, "finalbody", [])
+            return self.block(final, end) if final and end is not None else end
+        elif type(node).__name__ == "Match":
+            self.expr(node.subject, state)  # type: ignore[attr-defined]
+            arms = [self.block(c.body, state.copy(1)) for c in node.cases]  # type: ignore[attr-defined]
+            if not any(_is_wildcard(c.pattern) for c in node.cases):  # type: ignore[attr-defined]
+                arms.append(state.copy(1))
+            return self.merge(arms, state.depth)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for decorator in node.decorator_list:
+                self.expr(decorator, state)
+            self.bind(state, node.name, self.fresh())
+        elif isinstance(node, ast.Delete):
+            for target in node.targets:
+                place = _place(target)
+                if place is not None:
+                    state.places.pop(place, None)
+        elif isinstance(node, ast.Assert):
+            self.expr(node.test, state)
+        return state
+
+    def assign(
+        self,
+        target: ast.expr,
+        value_node: ast.expr | None,
+        value: frozenset[int],
+        state: _State,
+    ) -> None:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            starred = any(isinstance(e, ast.Starred) for e in target.elts)
+            literal = (
+                value_node.elts
+                if isinstance(value_node, (ast.Tuple, ast.List))
+                and not starred
+                and len(value_node.elts) == len(target.elts)
+                else None
+            )
+            for position, element in enumerate(target.elts):
+                if isinstance(element, ast.Starred):
+                    self.assign(element.value, None, self.fresh(), state)
+                elif literal is not None:
+                    self.assign(element, literal[position], self._items(value, position), state)
+                elif starred and any(isinstance(e, ast.Starred) for e in target.elts[:position]):
+                    self.assign(element, None, self.fresh(), state)
+                else:
+                    self.assign(element, None, self._items(value, position), state)
+            return
+        if isinstance(target, ast.Starred):
+            self.assign(target.value, None, self.fresh(), state)
+            return
+        place = _place(target)
+        if place is not None:
+            self.bind(state, place, value)
+        else:
+            self.expr(target, state)
+
+    def _items(self, value: frozenset[int], position: int) -> frozenset[int]:
+        return frozenset().union(*(self.flow.element(o, f"[{position}]") for o in value))
+
+    def merge(self, states: list[_State | None], depth: int) -> _State | None:
+        live = [s for s in states if s is not None]
+        if not live:
+            return None
+        if len(live) == 1:  # the other arms left the function or the loop
+            merged = live[0].copy()
+            merged.depth = depth
+            return merged
+        places: dict[str, frozenset[int]] = {}
+        for place in {p for s in live for p in s.places}:
+            places[place] = frozenset().union(*(self.lookup(s, place) for s in live))
+        uses: dict[int, _Use] = {}
+        for obj in {o for s in live for o in s.uses}:
+            found = [s.uses[obj] for s in live if obj in s.uses]
+            first = found[0]
+            if len(found) == len(live) and all(u.definite for u in found):
+                uses[obj] = first
+            else:
+                low = min([depth] + [u.depth for u in found if not u.definite])
+                uses[obj] = _Use(first.node, first.key, first.via, False, low)
+        return _State(places, uses, depth)
+
+    def loop(self, node: ast.For | ast.AsyncFor | ast.While, state: _State) -> _State | None:
+        if not isinstance(node, ast.While):
+            self.expr(node.iter, state)
+        frame = _Loop(len(self.loops) + 1 + self._base_level(), node)
+        self.loops.append(frame)
+        entry = state.copy(1)
+        if isinstance(node, ast.While):
+            self.expr(node.test, entry)
+        else:
+            self.assign(node.target, None, self.fresh(), entry)
+        end = self.block(node.body, entry)
+        self.loops.pop()
+        back = self.merge([end, *frame.continues], state.depth + 1)
+        self._repeats(frame, back, state)
+        after = self.merge([state.copy(), back], state.depth)
+        if node.orelse and after is not None:
+            after = self.block(node.orelse, after)
+        return self.merge([after, *frame.breaks], state.depth)
+
+    def _base_level(self) -> int:
+        return self.loops[0].level - 1 if self.loops else 0
+
+    def _repeats(self, frame: _Loop, back: _State | None, before: _State) -> None:
+        """Consumptions of keys made before the loop that the back edge still holds."""
+        if back is None:
+            return
+        for place, obj, call, key in frame.events:
+            if self._shuffles_loop_item(call, frame):
+                continue
+            if frame.closure or self.lookup(back, place) == frozenset({obj}):
+                self._report_repeat(call, key, place, frame, obj)
+
+    def _shuffles_loop_item(self, call: ast.Call, frame: _Loop) -> bool:
+        """`[jr.permutation(key, a) for a in arrays]`: one permutation for aligned arrays, on
+        purpose."""
+        if self.imports.resolve(dotted_ast(call.func)) != PERMUTATION or len(call.args) < 2:
+            return False
+        shuffled = call.args[1]
+        return isinstance(shuffled, ast.Name) and shuffled.id in _loop_targets(frame.node)
+
+    def _report_repeat(
+        self, call: ast.Call, key: ast.expr, place: str, frame: _Loop, obj: int
+    ) -> None:
+        kind = _loop_kind(frame.node)
+        self.flow.reported.add(obj)
+        per_iteration = sum(1 for event in frame.events if event[1] == obj)
+        enclosing = self.loops[-1].level if self.loops else None
+        alone = enclosing is None or self.flow.birth.get(obj, 0) >= enclosing
+        self.flow.add(
+            KeyFinding(
+                "JAX502",
+                call,
+                key,
+                f"`{place}` is consumed here on every iteration of the {kind} but never "
+                "advanced, so every iteration draws the same random numbers; split it (or "
+                "`jax.random.fold_in` the loop index) inside the loop",
+                loop=frame.node,
+                consumers=per_iteration,
+                fold_in_index=_loop_index(frame.node) if alone else None,
+            )
+        )
+
+    # -- expressions ----------------------------------------------------------------------
+
+    def expr(self, node: ast.expr | None, state: _State) -> frozenset[int]:
+        if node is None:
+            return frozenset()
+        place = _place(node)
+        if place is not None:
+            if isinstance(node, ast.Subscript):
+                self.expr(node.slice, state)
+            return self.lookup(state, place)
+        if isinstance(node, ast.Call):
+            return self.call(node, state)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            items = [self.expr(e, state) for e in node.elts]
+            made = self.fresh()
+            if not any(isinstance(e, ast.Starred) for e in node.elts):
+                self.flow.items[next(iter(made))] = items
+            return made
+        if isinstance(node, ast.IfExp):
+            self.expr(node.test, state)
+            then, other = state.copy(1), state.copy(1)
+            values = self.expr(node.body, then) | self.expr(node.orelse, other)
+            merged = self.merge([then, other], state.depth)
+            if merged is not None:
+                state.places, state.uses = merged.places, merged.uses
+            return values
+        if isinstance(node, ast.NamedExpr):
+            value = self.expr(node.value, state)
+            self.bind(state, node.target.id, value)
+            return value
+        if isinstance(node, ast.Lambda):
+            return self.fresh()
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            return self.comprehension(node, state)
+        if isinstance(node, ast.BoolOp):
+            self.expr(node.values[0], state)
+            for value in node.values[1:]:
+                arm = state.copy(1)
+                self.expr(value, arm)
+                merged = self.merge([arm, state.copy(1)], state.depth)
+                if merged is not None:
+                    state.places, state.uses = merged.places, merged.uses
+            return self.fresh()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self.expr(child, state)
+        return self.fresh()
+
+    def comprehension(
+        self,
+        node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp,
+        state: _State,
+    ) -> frozenset[int]:
+        inner = state.copy(1)
+        frame = _Loop(len(self.loops) + 1 + self._base_level(), node, closure=True)
+        for position, generator in enumerate(node.generators):
+            if position == 0:
+                self.expr(generator.iter, inner)
+                self.loops.append(frame)
+            else:
+                self.expr(generator.iter, inner)
+            self.assign(generator.target, None, self.fresh(), inner)
+            for condition in generator.ifs:
+                self.expr(condition, inner)
+        if isinstance(node, ast.DictComp):
+            self.expr(node.key, inner)
+            self.expr(node.value, inner)
+        else:
+            self.expr(node.elt, inner)
+        self.loops.pop()
+        self._repeats(frame, inner, state)
+        merged = self.merge([inner, state.copy(1)], state.depth)
+        if merged is not None:
+            state.uses = merged.uses
+        return self.fresh()
+
+    def call(self, node: ast.Call, state: _State) -> frozenset[int]:
+        qualified = self.imports.resolve(dotted_ast(node.func)) or ""
+        receiver_root = None
+        if isinstance(node.func, ast.Attribute) and not qualified:
+            self.expr(node.func.value, state)
+            receiver_root = _root(node.func.value)
+        elif not isinstance(node.func, (ast.Name, ast.Attribute)):
+            self.expr(node.func, state)
+        args = [self.expr(a.value if isinstance(a, ast.Starred) else a, state) for a in node.args]
+        keywords: dict[str | None, frozenset[int]] = {}
+        values: dict[int, frozenset[int]] = {}  # the values of a `rngs={...}` dict
+        for keyword in node.keywords:
+            if keyword.arg in KEY_KEYWORDS and isinstance(keyword.value, ast.Dict):
+                for item in keyword.value.keys + keyword.value.values:
+                    if item is not None:
+                        values[id(item)] = self.expr(item, state)
+                keywords[keyword.arg] = self.fresh()
+            else:
+                keywords[keyword.arg] = self.expr(keyword.value, state)
+        found = self._consumed_arguments(node, qualified, args, keywords, values)
+        for argument, objects, known in found:
+            if known or self._is_key(argument, objects):
+                self.consume(argument, objects, node, qualified or self._describe(node), state)
+        if qualified in LOOP_PRIMITIVES:
+            self._loop_primitive(node, qualified, state)
+        if receiver_root is not None and receiver_root in state.places and not qualified:
+            self.bind(state, receiver_root, self.fresh())  # a method may change its object
+        if qualified in KEY_RESULTS:
+            made = self.fresh()
+            self.flow.keys |= made
+            if qualified in MAKERS:
+                self._seed(node, next(iter(made)))
+            return made
+        return self.fresh()
+
+    def _consumed_arguments(
+        self,
+        node: ast.Call,
+        qualified: str,
+        args: list[frozenset[int]],
+        keywords: dict[str | None, frozenset[int]],
+        values: dict[int, frozenset[int]],
+    ) -> Iterator[tuple[ast.expr, frozenset[int], bool]]:
+        """(argument, its objects, known to be a key) for each argument the call consumes as a
+        key; an argument not known to be one counts only if it looks like a key."""
+        if qualified.startswith(RANDOM):
+            if qualified in NOT_CONSUMING:
+                return
+            if node.args and not isinstance(node.args[0], ast.Starred):
+                yield node.args[0], args[0], True
+            for keyword in node.keywords:
+                if keyword.arg == "key":
+                    yield keyword.value, keywords["key"], True
+            return
+        callee = self._callee(node.func, qualified)
+        if callee is not None:
+            function, shift = callee
+            consumed = self.flow.consumed_params(function)
+            if not consumed:
+                return
+            positional = list(function.positional[shift:])
+            for position, argument in enumerate(node.args):
+                if isinstance(argument, ast.Starred):
+                    break
+                if position < len(positional) and positional[position] in consumed:
+                    yield argument, args[position], True
+            for keyword in node.keywords:
+                if keyword.arg in consumed:
+                    yield keyword.value, keywords[keyword.arg], True
+            return
+        last = _last_name(node.func)
+        if last in STORING or last in SORTING or _storing_class(last, qualified):
+            return
+        for keyword in node.keywords:
+            if keyword.arg not in KEY_KEYWORDS:
+                continue
+            if isinstance(keyword.value, ast.Dict):  # linen's `apply(..., rngs={"dropout": k})`
+                for value in keyword.value.values:
+                    yield value, values[id(value)], False
+            elif keyword.arg != "rngs":  # an `nnx.Rngs` advances itself on every use
+                yield keyword.value, keywords[keyword.arg], False
+        if last == "init" and node.args and isinstance(node.func, ast.Attribute):
+            yield node.args[0], args[0], False
+
+    def _is_key(self, argument: ast.expr, objects: frozenset[int]) -> bool:
+        if objects & self.flow.keys:
+            return True
+        place = _place(argument)
+        return place is not None and KEY_NAME.search(_split_place(place)[1]) is not None
+
+    def _describe(self, node: ast.Call) -> str:
+        """The callee of a call, through transforms: `loss` for `jax.grad(loss)(p, key)`."""
+        func = node.func
+        while isinstance(func, ast.Call) and func.args:
+            func = func.args[0]
+        return dotted_ast(func) or "a call"
+
+    def _callee(self, func: ast.expr, qualified: str) -> tuple[FunctionInfo, int] | None:
+        """The function of this module a call runs, and how many leading params it binds."""
+        index = self.flow.index
+        while isinstance(func, ast.Call) and func.args:
+            inner = self.imports.resolve(dotted_ast(func.func))
+            if inner not in TRANSFORMS:
+                return None
+            func = func.args[0]
+        if isinstance(func, ast.Name):
+            name = func.id
+            if self.function is not None:
+                scope: FunctionInfo | None = self.function
+                while scope is not None:
+                    if name in scope.local_defs:
+                        return scope.local_defs[name], 0
+                    if name in scope.local_names:
+                        return None
+                    scope = scope.parent
+            if name in index.module_defs:
+                return index.module_defs[name], 0
+            if name in index.classes:  # the constructor runs `__init__`
+                init = index.classes[name].methods.get("__init__")
+                return (init, 1) if init is not None else None
+            targets = index.aliases.get(name)
+            if targets and len(targets) == 1:
+                return targets[0], 0
+            return None
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id in ("self", "cls")
+            and self.function is not None
+        ):
+            owner = self.function
+            while owner is not None and owner.class_info is None:
+                owner = owner.parent
+            if owner is not None and owner.class_info is not None:
+                method = owner.class_info.methods.get(func.attr)
+                if method is not None:
+                    static = "builtins.staticmethod" in method.decorator_names
+                    return method, 0 if static else 1
+        return None
+
+    def consume(
+        self, argument: ast.expr, objects: frozenset[int], call: ast.Call, via: str, state: _State
+    ) -> None:
+        if not objects:
+            return
+        place = _place(argument)
+        for obj in objects:
+            self.flow.consumers[obj] = self.flow.consumers.get(obj, 0) + 1
+            made = self.flow.seeded.get(obj)
+            if made is not None and any(frame is made[1] for frame in self.loops):
+                maker, frame = made
+                self.flow.add(
+                    KeyFinding(
+                        "JAX502",
+                        maker,
+                        None,
+                        "this key is made from the same seed on every iteration of the "
+                        f"{_loop_kind(frame.node)}, so every iteration draws the same random "
+                        "numbers; make the key once before the loop and split it (or "
+                        "`jax.random.fold_in` the loop index) inside",
+                        loop=frame.node,
+                    )
+                )
+        if place is not None:
+            self.consumptions.append((place, next(iter(objects)), call, argument))
+            for frame in reversed(self.loops):
+                outer = [o for o in objects if self.flow.birth.get(o, 0) < frame.level]
+                if outer and len(outer) == len(objects):
+                    frame.events.append((place, next(iter(objects)), call, argument))
+                    break
+        earlier = [state.uses.get(o) for o in objects]
+        if all(u is not None for u in earlier) and not (objects & self.flow.reported):
+            uses = [u for u in earlier if u is not None]
+            repeat = all(u.definite for u in uses) or state.depth <= min(
+                u.depth for u in uses if not u.definite
+            )
+            first = uses[0]
+            aligned = first.via == via == PERMUTATION  # `x, y` shuffled alike, on purpose
+            deliberate = (
+                aligned or self._recomputed(first, call, via) or self._compared(first, call)
+            )
+            if repeat and place is not None and not deliberate:
+                how = (
+                    f"split on line {first.node.lineno}"
+                    if first.via == SPLIT
+                    else f"consumed by `{first.via}` on line {first.node.lineno}"
+                )
+                self.flow.reported |= objects
+                self.flow.add(
+                    KeyFinding(
+                        "JAX501",
+                        call,
+                        argument,
+                        f"`{place}` was already {how}; using it again gives the same (or "
+                        "correlated) random numbers; split it and give each consumer its own "
+                        "key",
+                        first=first.node,
+                        first_key=first.key,
+                    ),
+                    objects,
+                )
+        self.flow.keys |= objects
+        for obj in objects:
+            if obj not in state.uses:
+                state.uses[obj] = _Use(call, argument, via, True, state.depth)
+
+    def _compared(self, first: _Use, call: ast.Call) -> bool:
+        """Both results are checked for equality (`assert_allclose(f.init(rng), g.init(rng))`,
+        or assigned and compared later): a test that two implementations agree on one key."""
+        body = self.function.node.body if self.function is not None else self.flow.index.tree.body
+        if not isinstance(body, list):
+            return False
+        first_names = _assigned_names(body, first.node)
+        second_names = _assigned_names(body, call)
+        checked = set()  # the consumers inside some equality check
+        for node in _own_nodes(body):
+            if isinstance(node, ast.Assert):
+                names = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}
+            elif isinstance(node, ast.Call) and _is_check(node):
+                names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+                checked |= {id(n) for n in ast.walk(node)} & {id(first.node), id(call)}
+            else:
+                continue
+            if names & first_names and names & second_names:
+                return True
+        return len(checked) == 2
+
+    def _recomputed(self, first: _Use, call: ast.Call, via: str) -> bool:
+        """The same function of the project called again with the same arguments (a loss and
+        its gradient, an environment reset twice in a test): deliberately the same numbers."""
+        if via.startswith(RANDOM) or first.via != via:
+            return False
+        same = [ast.dump(a) for a in first.node.args] == [ast.dump(a) for a in call.args] and [
+            ast.dump(k) for k in first.node.keywords
+        ] == [ast.dump(k) for k in call.keywords]
+        if not same:
+            return False
+        transformed = ast.dump(first.node.func) != ast.dump(call.func)
+        target, earlier = self.targets.get(id(call)), self.targets.get(id(first.node))
+        return transformed or (
+            target is not None and earlier is not None and ast.dump(target) == ast.dump(earlier)
+        )
+
+    def _seed(self, node: ast.Call, made: int) -> None:
+        """Remember a key made from a seed that does not change in the loop around it."""
+        if self.traced and any(
+            isinstance(c, ast.Call) and self.imports.resolve(dotted_ast(c.func)) in TIME_CALLS
+            for a in node.args
+            for c in ast.walk(a)
+        ):
+            self.flow.add(
+                KeyFinding(
+                    "JAX502",
+                    node,
+                    None,
+                    "a key made from the clock inside traced code is fixed when the function "
+                    "is traced: every call draws the same random numbers; pass a key in",
+                )
+            )
+            return
+        if not self.loops or not node.args:
+            return
+        frame = self.loops[-1]
+        if _invariant(node.args[0], frame.node):
+            self.flow.seeded[made] = (node, frame)
+
+    def _loop_primitive(self, node: ast.Call, qualified: str, state: _State) -> None:
+        """A key closed over by a loop body, or carried through it unchanged."""
+        position, kind = LOOP_PRIMITIVES[qualified]
+        names = {"scan": "f", "fori": "body_fun", "while": "body_fun", "map": "f"}
+        body = next((k.value for k in node.keywords if k.arg == names[kind]), None)
+        if body is None and len(node.args) > position:
+            body = node.args[position]
+        function = None
+        if isinstance(body, ast.Name):
+            callee = self._callee(body, "")
+            function = callee[0] if callee else None
+        if isinstance(body, ast.Lambda):
+            return self._loop_lambda(body, node, state)
+        if function is None or not isinstance(function.node.body, list):
+            return
+        frame = _Loop(len(self.loops) + 1 + self._base_level(), node, closure=True)
+        walker = _Walker(self.flow, function, _local_imports(function, self.imports), [frame])
+        walker.entry = self.entry
+        inner = _State({}, {}, 1)
+        if function.parent is self.function and self.function is not None:
+            for place, held in state.places.items():
+                if place not in function.local_names and _root(place) not in function.params:
+                    inner.places[place] = held
+        params = list(function.params)
+        walker.run(function.node.body, params, inner)
+        self._repeats(frame, inner, state)
+        if kind != "map":
+            self._frozen_carry(walker, function, kind, frame)
+
+    def _loop_lambda(self, body: ast.Lambda, node: ast.Call, state: _State) -> None:
+        frame = _Loop(len(self.loops) + 1 + self._base_level(), node, closure=True)
+        walker = _Walker(self.flow, self.function, self.imports, [frame])
+        walker.entry = self.entry
+        inner = state.copy()
+        inner.uses = {}
+        params = [a.arg for a in body.args.args]
+        for name in params:
+            inner.places[name] = walker.fresh()
+        walker.expr(body.body, inner)
+        self._repeats(frame, inner, state)
+
+    def _frozen_carry(
+        self, walker: _Walker, function: FunctionInfo, kind: str, frame: _Loop
+    ) -> None:
+        """A key in the carry consumed in the body and returned unchanged."""
+        params = list(function.params)
+        carry_position = {"scan": 0, "fori": 1, "while": 0}[kind]
+        if len(params) <= carry_position or not walker.returns:
+            return
+        carry_name = params[carry_position]
+        for place, obj, call, key in walker.consumptions:
+            path = self._path(obj, walker, carry_name)
+            if path is None:
+                continue
+            for returned in walker.returns:
+                carried = returned
+                if kind == "scan":
+                    carried = walker._items(returned, 0)
+                if self._at(carried, path) == frozenset({obj}):
+                    self.flow.add(
+                        KeyFinding(
+                            "JAX502",
+                            call,
+                            key,
+                            f"`{place}` comes in with the loop carry, is consumed here, and "
+                            "goes back into the carry unchanged, so every iteration draws the "
+                            "same random numbers; split it and carry the new key",
+                            loop=frame.node,
+                        )
+                    )
+                    break
+
+    def _path(self, obj: int, walker: _Walker, carry_name: str) -> list[str] | None:
+        path: list[str] = []
+        entry = walker.params.get(carry_name)
+        while obj != entry:
+            parent = self.flow.parent.get(obj)
+            if parent is None:
+                return None
+            obj, suffix = parent
+            path.append(suffix)
+        return list(reversed(path))
+
+    def _at(self, objects: frozenset[int], path: list[str]) -> frozenset[int]:
+        for suffix in path:
+            objects = frozenset().union(*(self.flow.element(o, suffix) for o in objects))
+        return objects
+
+
+def _place(node: ast.AST) -> str | None:
+    """`key`, `state.rng`, `keys[0]`, `batch["rng"]`: a place a key can be held in."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _place(node.value)
+        return f"{inner}.{node.attr}" if inner is not None else None
+    if isinstance(node, ast.Subscript):
+        inner = _place(node.value)
+        index = node.slice
+        if inner is None:
+            return None
+        if isinstance(index, ast.Constant) and isinstance(index.value, (int, str)):
+            return f"{inner}[{index.value!r}]"
+        if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+            operand = index.operand
+            if isinstance(operand, ast.Constant) and isinstance(operand.value, int):
+                return f"{inner}[-{operand.value}]"
+    return None
+
+
+def _split_place(place: str) -> tuple[str | None, str]:
+    cut = max(place.rfind("."), place.rfind("["))
+    if cut <= 0:
+        return None, place
+    return place[:cut], place[cut:]
+
+
+def _root(node_or_place: ast.AST | str) -> str | None:
+    if isinstance(node_or_place, str):
+        return re.split(r"[.\[]", node_or_place, maxsplit=1)[0]
+    place = _place(node_or_place)
+    return _root(place) if place is not None else None
+
+
+def _last_name(func: ast.expr) -> str:
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else ""
+
+
+def _storing_class(last: str, qualified: str) -> bool:
+    """A class constructor that stores a `key=` (a state, a config) rather than consuming it."""
+    if not last[:1].isupper():
+        return False
+    return not qualified.startswith(CONSUMING_LIBRARIES)
+
+
+def _is_wildcard(pattern: ast.AST) -> bool:
+    return type(pattern).__name__ == "MatchAs" and getattr(pattern, "pattern", 1) is None
+
+
+def _loop_kind(node: ast.AST) -> str:
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+        return "`for` loop"
+    if isinstance(node, ast.While):
+        return "`while` loop"
+    if isinstance(node, ast.Call):
+        return f"`{dotted_ast(node.func) or 'loop'}` body"
+    return "comprehension"
+
+
+def _invariant(seed: ast.expr, loop: ast.AST) -> bool:
+    """Is a seed the same on every iteration: a literal, or names the loop never assigns?"""
+    for node in ast.walk(seed):
+        if isinstance(node, ast.Call) and not (
+            isinstance(node.func, ast.Name) and node.func.id in ("int", "len")
+        ):
+            return False
+    assigned = _assigned_in(loop)
+    return not any(isinstance(n, ast.Name) and n.id in assigned for n in ast.walk(seed))
+
+
+def _assigned_in(loop: ast.AST) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(loop):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names
+
+
+def anchored_calls(index: ModuleIndex, code: str) -> frozenset[int]:
+    """`id()` of the `ast` calls `code`'s findings are anchored on (a cheap membership test)."""
+    return index.memoized(
+        ("prng-key-anchors", code),
+        lambda: frozenset(id(f.node) for f in key_findings(index) if f.code == code),
+    )
+
+
+def findings_by_call(index: ModuleIndex, code: str) -> dict[Span, KeyFinding]:
+    """`code`'s findings keyed by the span of the anchored call's callee, where a rule finds
+    the same call in libcst (the callee, not the call: libcst counts parentheses around a
+    call as part of it)."""
+
+    def compute() -> dict[Span, KeyFinding]:
+        return {
+            index.span_of(finding.node.func): finding
+            for finding in key_findings(index)
+            if finding.code == code
+        }
+
+    return index.memoized(("prng-key-calls", code), compute)
+
+
+def _loop_index(loop: ast.AST) -> str | None:
+    """`i` of `for i in range(...)` / `for i, x in enumerate(...)` (or one such comprehension
+    generator), when the body never assigns it."""
+    if isinstance(loop, ast.For):
+        target, iterable, body = loop.target, loop.iter, loop.body
+    elif isinstance(loop, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+        if len(loop.generators) != 1:
+            return None
+        target, iterable, body = loop.generators[0].target, loop.generators[0].iter, []
+    else:
+        return None
+    if not isinstance(iterable, ast.Call) or not isinstance(iterable.func, ast.Name):
+        return None
+    if iterable.func.id == "enumerate" and isinstance(target, ast.Tuple) and target.elts:
+        target = target.elts[0]
+    elif iterable.func.id != "range":
+        return None
+    if not isinstance(target, ast.Name):
+        return None
+    assigned = {n for statement in body for n in _assigned_in(statement)}
+    return None if target.id in assigned else target.id
+
+
+def _loop_targets(loop: ast.AST) -> set[str]:
+    """The names a loop (or comprehension) binds on each iteration."""
+    if isinstance(loop, (ast.For, ast.AsyncFor)):
+        targets = [loop.target]
+    elif isinstance(loop, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+        targets = [g.target for g in loop.generators]
+    else:
+        return set()
+    return {n for t in targets for n in ast_target_names(t)}
+
+
+_CHECK = re.compile(r"assert|allclose|array_equal|isclose|tree_all")
+
+
+def _is_check(call: ast.Call) -> bool:
+    """An equality check: `assert_allclose(...)`, `self.assertEqual(...)`, or
+    `jax.tree.map(assert_allclose, ...)`."""
+    callee = dotted_ast(call.func) or ""
+    if _CHECK.search(callee.rsplit(".", 1)[-1]):
+        return True
+    return bool(call.args) and _CHECK.search(dotted_ast(call.args[0]) or "") is not None
+
+
+def _assigned_names(body: list[ast.stmt], call: ast.Call) -> set[str]:
+    """The names the statement holding `call` assigns it (or what it is part of) to."""
+    for node in _own_nodes(body):
+        if (
+            isinstance(node, (ast.Assign, ast.AnnAssign))
+            and node.value is not None
+            and any(n is call for n in ast.walk(node.value))
+        ):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            return {n for t in targets for n in ast_target_names(t)}
+    return set()
+
+
+def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """The nodes of `body`, not entering nested defs and classes."""
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                stack.append(child)

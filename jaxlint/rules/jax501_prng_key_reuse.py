@@ -1,0 +1,176 @@
+"""JAX501 prng-key-reuse: one PRNG key consumed twice on one path."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import libcst as cst
+
+from jaxlint.analysis.prng import KeyFinding, anchored_calls, findings_by_call
+from jaxlint.analysis.scope import ModuleIndex
+from jaxlint.analysis.unit_summary import UnitSummary
+from jaxlint.engine.edits import Edit, Refusal
+from jaxlint.engine.rule import Rule, UnitContext
+from jaxlint.rules._prng_edits import key_argument, random_module
+
+
+class PrngKeyReuse(Rule):
+    code = "JAX501"
+    name = "prng-key-reuse"
+    severity = "warning"
+    fix_kind = "suggestion"
+    summary = "one PRNG key consumed twice: the two draws are identical or correlated"
+    host_node_types = (ast.Call,)
+
+    @classmethod
+    def host_text(cls, text: str, index: ModuleIndex) -> bool:
+        return bool(anchored_calls(index, cls.code))
+
+    @classmethod
+    def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
+        return id(node) in anchored_calls(index, cls.code)
+
+    @classmethod
+    def may_apply(cls, unit: UnitSummary) -> bool:
+        return cls.code in unit.host_candidates
+
+    def __init__(self, context: UnitContext) -> None:
+        super().__init__(context)
+        self.findings = findings_by_call(context.index, self.code)
+        self.firsts = {
+            context.index.span_of(f.first.func): f for f in self.findings.values() if f.first
+        }
+        self.statement: cst.SimpleStatementLine | None = None
+        self.blocks: list[cst.CSTNode] = []
+        self.scopes = 0  # lambdas and comprehensions around the current node
+        # the earlier consumer of each finding: (its call, its statement, the block it is in)
+        self.seen: dict[int, tuple[cst.Call, cst.SimpleStatementLine | None, cst.CSTNode]] = {}
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.blocks.append(node)
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self.blocks.append(node)
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
+        self.blocks.pop()
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self.statement = node
+
+    def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine) -> None:
+        self.statement = None
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self.scopes += 1
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        self.scopes -= 1
+
+    def visit_ListComp(self, node: cst.ListComp) -> None:
+        self.scopes += 1
+
+    def leave_ListComp(self, original_node: cst.ListComp) -> None:
+        self.scopes -= 1
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
+        self.scopes += 1
+
+    def leave_GeneratorExp(self, original_node: cst.GeneratorExp) -> None:
+        self.scopes -= 1
+
+    def visit_SetComp(self, node: cst.SetComp) -> None:
+        self.scopes += 1
+
+    def leave_SetComp(self, original_node: cst.SetComp) -> None:
+        self.scopes -= 1
+
+    def visit_DictComp(self, node: cst.DictComp) -> None:
+        self.scopes += 1
+
+    def leave_DictComp(self, original_node: cst.DictComp) -> None:
+        self.scopes -= 1
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.findings:
+            return
+        start = self.context.span(node.func)
+        first = self.firsts.get(start)
+        if first is not None and self.scopes == 0:
+            self.seen[id(first)] = (node, self.statement, self.blocks[-1])
+        finding = self.findings.get(start)
+        if finding is not None:
+            self.report(node, finding.message, fix=self._fix(node, finding))
+
+    def _fix(self, second: cst.Call, finding: KeyFinding) -> Edit | Refusal:
+        name = finding.key.id if isinstance(finding.key, ast.Name) else None
+        if name is None or not isinstance(finding.first_key, ast.Name):
+            return Refusal("the key is not a plain local name: split it by hand")
+        if finding.consumers > 2:
+            return Refusal(
+                f"`{name}` has {finding.consumers} consumers: split it into that many keys by hand"
+            )
+        earlier = self.seen.get(id(finding))
+        if earlier is None or earlier[1] is None or self.scopes:
+            return Refusal(
+                "the two consumers are not plain statements of one block: split the key by hand"
+            )
+        first, statement, block = earlier
+        if not any(b is block for b in self.blocks):
+            return Refusal(
+                "the first consumer runs only on some paths to the second: split the key where "
+                "both can see it"
+            )
+        names = self._fresh_names(name)
+        if names is None:
+            return Refusal(f"`{name}1` and `{name}2` are taken: split the key by hand")
+        first_key = key_argument(self.context, first, finding.first_key)
+        second_key = key_argument(self.context, second, finding.key)
+        if not isinstance(first_key, cst.Name) or not isinstance(second_key, cst.Name):
+            return Refusal("the key is not passed as a plain argument: split it by hand")
+        random, imports = random_module(self.context, first)
+        line = cst.parse_statement(f"{names[0]}, {names[1]} = {random}.split({name})")
+        new_statement = statement.deep_replace(first_key, cst.Name(names[0]))
+        replacements: dict[cst.CSTNode, object] = {}
+        if _contains(statement, second_key):
+            new_statement = new_statement.deep_replace(second_key, cst.Name(names[1]))
+        else:
+            replacements[second_key] = cst.Name(names[1])
+        replacements[statement] = cst.FlattenSentinel(
+            [
+                line.with_changes(leading_lines=statement.leading_lines),  # type: ignore[attr-defined]
+                new_statement.with_changes(leading_lines=[]),  # type: ignore[union-attr]
+            ]
+        )
+        return Edit(
+            replacements=replacements,  # type: ignore[arg-type]
+            description=f"split `{name}` into `{names[0]}` and `{names[1]}`, one per consumer",
+            imports=imports,
+        )
+
+    def _fresh_names(self, name: str) -> tuple[str, str] | None:
+        function = self.context.function
+        lines = self.context.index.lines
+        if function is not None:
+            text = "".join(lines[function.start_line - 1 : function.end_line])
+        else:
+            text = "".join(lines)
+        for first, second in ((f"{name}1", f"{name}2"), (f"{name}_a", f"{name}_b")):
+            if not re.search(rf"\b(?:{first}|{second})\b", text):
+                return first, second
+        return None
+
+
+def _contains(tree: cst.CSTNode, target: cst.CSTNode) -> bool:
+    found = False
+
+    class _Find(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            nonlocal found
+            if node is target:
+                found = True
+            return not found
+
+    tree.visit(_Find())
+    return found

@@ -1,0 +1,145 @@
+"""JAX501/JAX502 against JAX's own key-reuse checker, on the rules' fixtures and their fixes.
+
+Every public function of a `jax50*` fixture runs as `fn(jax.random.key(0))` under
+`jax.debug_key_reuse(True)`: a function with an `# expect:` marker must raise KeyReuseError
+(or, marked `# confirm: equal-draws`, return draws that are all equal: keys made afresh from
+one seed are invisible to the checker), and every other function must run clean, except those
+marked `# confirm: intentional-reuse`: idioms that reuse a key on purpose, which the checker
+must see as reuse and jaxlint must leave alone. Then the
+suggested fixes are applied (`--unsafe-fixes`) and each function whose finding was fixed must
+run clean too: a fix that leaves the reuse, or breaks the code, fails here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import io
+import linecache
+import re
+import runpy
+from pathlib import Path
+
+import pytest
+
+from jaxlint.engine.config import Config
+from jaxlint.fixes.pipeline import lint_source
+from tests.conftest import FIXTURES, module_from_source
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+
+PRNG_FIXTURES = sorted((FIXTURES / "rules").glob("jax50*.py"))
+MARKER = re.compile(r"#\s*expect:\s*JAX50[12]\b")
+EQUAL_DRAWS = re.compile(r"^\s*#\s*confirm:\s*equal-draws\s*$", re.MULTILINE)
+INTENTIONAL = re.compile(r"^\s*#\s*confirm:\s*intentional-reuse\s*$", re.MULTILINE)
+SELECT = Config(select=("JAX501", "JAX502"))
+
+
+def _functions(path: Path) -> list[tuple[str, str]]:
+    module = module_from_source(path.read_text(encoding="utf-8"), path.stem, str(path))
+    return [
+        (path.name, name)
+        for name, function in inspect.getmembers(module, inspect.isfunction)
+        if function.__module__ == path.stem and not name.startswith("_")
+    ]
+
+
+CASES = [case for path in PRNG_FIXTURES for case in _functions(path)]
+
+
+def _run(function, *args):
+    with contextlib.redirect_stdout(io.StringIO()), jax.debug_key_reuse(True):
+        return function(*args)
+
+
+def _leaves(tree) -> list:
+    """Array leaves of a pytree, looking inside plain objects (the fixtures' layer classes)."""
+    found = []
+    for leaf in jax.tree_util.tree_leaves(tree):
+        if hasattr(leaf, "__dict__") and not hasattr(leaf, "shape"):
+            found += _leaves(vars(leaf))
+        else:
+            found.append(jnp.asarray(leaf))
+    return found
+
+
+def _all_equal(draws) -> bool:
+    first = _leaves(draws[0])
+    return all(
+        len(first) == len(other)
+        and all(bool(jnp.array_equal(a, b)) for a, b in zip(first, other, strict=True))
+        for other in map(_leaves, draws[1:])
+    )
+
+
+def _load(path: Path, fixed: str | None = None):
+    """The fixture as a module, or its fixed text (whose source `inspect` can read too)."""
+    if fixed is None:
+        return module_from_source(path.read_text(encoding="utf-8"), path.stem, str(path))
+    filename = f"{path}.fixed"
+    linecache.cache[filename] = (len(fixed), None, fixed.splitlines(True), filename)
+    return module_from_source(fixed, f"{path.stem}_fixed", filename)
+
+
+@pytest.mark.parametrize("filename,name", CASES, ids=[f"{f}::{n}" for f, n in CASES])
+def test_each_positive_reuses_a_key_and_each_negative_does_not(filename: str, name: str) -> None:
+    path = FIXTURES / "rules" / filename
+    function = getattr(_load(path), name)
+    source = inspect.getsource(function)
+    if INTENTIONAL.search(source):
+        assert not MARKER.search(source)
+        with pytest.raises(jax.errors.KeyReuseError):
+            _run(function, jax.random.key(0))
+    elif not MARKER.search(source):
+        result = _run(function, jax.random.key(0))
+        if isinstance(result, list) and len(result) >= 2:
+            assert not _all_equal(result), "a negative draws the same numbers every time"
+    elif EQUAL_DRAWS.search(source):
+        draws = _run(function, jax.random.key(0))
+        assert len(draws) >= 2 and _all_equal(draws)
+    else:
+        with pytest.raises(jax.errors.KeyReuseError):
+            _run(function, jax.random.key(0))
+
+
+def test_a_script_block_reusing_a_key_is_found_and_raises() -> None:
+    path = FIXTURES / "rules" / "jax501_vae_sampler.py"
+    source = path.read_text(encoding="utf-8")
+    script = source.index('if __name__ == "__main__":')
+    assert any(MARKER.search(line) for line in source[script:].splitlines())
+    with pytest.raises(jax.errors.KeyReuseError):
+        _run(runpy.run_path, str(path), None, "__main__")
+
+
+@pytest.mark.parametrize("path", PRNG_FIXTURES, ids=lambda p: p.name)
+def test_applied_suggestions_remove_the_reuse(path: Path) -> None:
+    source = path.read_text(encoding="utf-8")
+    result = lint_source(source, str(path), SELECT, fix=True, unsafe_fixes=True, verify=False)
+    if not any(MARKER.search(line) for line in source.splitlines()):
+        assert result.fixed_source is None
+        return
+    fixed = result.fixed_source
+    assert fixed is not None, "no fix applied in a fixture with findings"
+    compile(fixed, str(path), "exec")
+    fixed_module = _load(path, fixed)
+    original = _load(path)
+    again = lint_source(fixed, str(path), SELECT).diagnostics
+    still = {d.line for d in again}
+    changed = 0
+    for name, function in inspect.getmembers(fixed_module, inspect.isfunction):
+        if function.__module__ != fixed_module.__name__ or name.startswith("_"):
+            continue
+        before = inspect.getsource(getattr(original, name))
+        after = inspect.getsource(function)
+        if before == after:
+            continue
+        changed += 1
+        _run(function, jax.random.key(0))  # no KeyReuseError, no other error
+        lines, start = inspect.getsourcelines(function)
+        assert not still & set(range(start, start + len(lines))), f"{name} still reuses a key"
+    assert changed, "the fixes changed no function"
+    assert lint_source(fixed, str(path), SELECT, fix=True, unsafe_fixes=True).fixed_source in (
+        None,
+        fixed,
+    ), "fixing the fixed text changes it again"
