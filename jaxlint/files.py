@@ -151,7 +151,8 @@ def _view_key(view: ProjectView | None) -> str:
         (name, int(kind), reason.to_json())
         for name, (kind, reason) in view.traced_from_outside.items()
     )
-    return json.dumps([view.package, marks, view.enables_x64])
+    consumers = sorted((name, list(map(list, c))) for name, c in view.key_consumers.items())
+    return json.dumps([view.package, marks, view.enables_x64, consumers])
 
 
 def lint_path(path: Path, config: Config, options: LintOptions = LintOptions()) -> FileOutcome:

@@ -146,3 +146,50 @@ def test_a_conftest_beside_the_package_enabling_x64_counts(tmp_path: Path) -> No
     tests.mkdir()
     (tests / "conftest.py").write_text('import jax\njax.config.update("jax_enable_x64", True)\n')
     assert check(tmp_path, "pkg/sums.py") == []
+
+
+NOISE = """
+    import jax
+
+
+    def add_noise(x, key, scale=0.1):
+        return x + scale * jax.random.normal(key, x.shape)
+
+
+    def describe(key):
+        return str(key)
+"""
+VIEWS = """
+    import jax.numpy as jnp
+
+    from .noise import add_noise, describe
+
+
+    def two_views(key, x):
+        a = add_noise(x, key)
+        b = add_noise(x * 2, key)
+        return jnp.stack([a, b])
+
+
+    def logged(key, x):
+        describe(key)
+        return add_noise(x, key)
+"""
+
+
+def test_a_key_consumed_by_a_function_of_another_module_is_followed(tmp_path: Path) -> None:
+    package = make_package(tmp_path, {"noise.py": NOISE, "views.py": VIEWS})
+    index = build_project_index([package / "views.py"])
+    assert index.key_consumers == {"pkg.noise.add_noise": (("x", "key", "scale"), ("key",))}
+    found = check(tmp_path, "pkg/views.py")
+    assert [(d["line"], d["code"]) for d in found] == [(9, "JAX501")]
+    assert "`pkg.noise.add_noise` on line 8" in found[0]["message"]
+
+
+def test_a_cached_result_is_dropped_when_a_consumer_elsewhere_changes(tmp_path: Path) -> None:
+    package = make_package(tmp_path, {"noise.py": NOISE, "views.py": VIEWS})
+    assert [d["code"] for d in check(tmp_path, "pkg/views.py")] == ["JAX501"]
+    (package / "noise.py").write_text(
+        textwrap.dedent(NOISE).replace("jax.random.normal(key, x.shape)", "x")
+    )
+    assert check(tmp_path, "pkg/views.py") == []

@@ -17,7 +17,7 @@ import ast
 import bisect
 import itertools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from jaxlint.analysis.names import ImportTable, ast_target_names, dotted_ast
@@ -28,6 +28,7 @@ RANDOM = "jax.random."
 MAKERS = frozenset({"jax.random.PRNGKey", "jax.random.key", "jax.random.wrap_key_data"})
 SPLIT = "jax.random.split"
 PERMUTATION = "jax.random.permutation"
+FOLD_IN = "jax.random.fold_in"
 # jax.random functions that take a key without consuming it (fold_in derives a new key)
 NOT_CONSUMING = MAKERS | {
     "jax.random.fold_in",
@@ -97,6 +98,10 @@ _KEYWORD_CONSUMER = r"\b(?:key|rng|rng_key|prng_key|prngkey|random_key|dropout_r
 _OTHER_CONSUMERS = _KEYWORD_CONSUMER + r"|\.init\s*\(|\brngs\s*=\s*\{|import[^\n]*random"
 
 
+# a function of another module that consumes keys: (its positional parameters, the consumed ones)
+KeyConsumer = tuple[tuple[str, ...], tuple[str, ...]]
+
+
 @dataclass(frozen=True)
 class KeyFinding:
     """One reuse: JAX501 (consumed twice) or JAX502 (consumed unchanged in a loop)."""
@@ -159,6 +164,8 @@ class KeyFlow:
         self.seeded: dict[int, tuple[ast.Call, _Loop]] = {}  # key made from a loop-invariant seed
         self.reported: set[int] = set()
         self.keys: set[int] = set()  # objects known to be keys
+        # a key `fold_in` derived → the names its data reads, and what they held
+        self.folded: dict[int, list[tuple[str, frozenset[int]]]] = {}
         self.consumers: dict[int, int] = {}  # object → how many calls consume it
         self._objects: dict[tuple[str, int], frozenset[int]] = {}
         self._candidates: set[int] = set()  # functions that may consume a key (by their text)
@@ -184,7 +191,7 @@ class KeyFlow:
         return frozenset({made})
 
     def run_module(self) -> None:
-        direct, tokens = _consumer_text(self.index.imports)
+        direct, tokens = _consumer_text(self.index.imports, self.index.key_consumers)
         text = "".join(self.index.lines)
         if "random" not in text and "key" not in text and "rng" not in text:
             return
@@ -232,28 +239,52 @@ class KeyFlow:
         return sorted(kept, key=lambda f: (f.node.lineno, f.node.col_offset, f.code))
 
 
-def key_findings(index: ModuleIndex) -> list[KeyFinding]:
-    """Every PRNG key reuse of the module (computed once per module)."""
-
-    def compute() -> list[KeyFinding]:
+def _module_flow(index: ModuleIndex) -> KeyFlow:
+    def compute() -> KeyFlow:
         flow = KeyFlow(index)
         flow.run_module()
-        return flow.result()
+        return flow
 
     return index.memoized("prng-key-flow", compute)
 
 
-def _consumer_text(imports: ImportTable) -> tuple[re.Pattern[str], tuple[str, ...]]:
+def key_findings(index: ModuleIndex) -> list[KeyFinding]:
+    """Every PRNG key reuse of the module (computed once per module)."""
+    return index.memoized("prng-key-findings", lambda: _module_flow(index).result())
+
+
+def key_consumers(index: ModuleIndex, module: str) -> dict[str, KeyConsumer]:
+    """The module's functions (and classes, by `__init__`) that consume a key parameter, by
+    qualified name: what other modules of the project call them with (ProjectView)."""
+    flow = _module_flow(index)
+    found = {}
+    for function in index.functions:
+        if function.parent is not None or isinstance(function.node, ast.Lambda):
+            continue
+        owner = function.class_info
+        if owner is not None and function.name != "__init__":
+            continue
+        consumed = flow.consumed_params(function)
+        if consumed:
+            name = owner.node.name if owner is not None else function.name
+            positional = function.positional[1:] if owner is not None else function.positional
+            found[f"{module}.{name}"] = (tuple(positional), tuple(sorted(consumed)))
+    return found
+
+
+def _consumer_text(
+    imports: ImportTable, imported: Mapping[str, KeyConsumer]
+) -> tuple[re.Pattern[str], tuple[str, ...]]:
     """What a call consuming a key looks like in this module's text (`jr.normal(`,
-    `jax.random.split(`, `normal(` imported from jax.random, a key keyword…), and substrings
-    one of which every line holding one contains."""
+    `jax.random.split(`, `normal(` imported from jax.random or a consumer imported from the
+    project, a key keyword…), and substrings one of which every line holding one contains."""
     modules, functions = [], []
     for alias, target in imports.aliases.items():
         if target == "jax":
             modules.append(rf"{re.escape(alias)}\.random")
         elif target == "jax.random":
             modules.append(re.escape(alias))
-        elif target.startswith(RANDOM):
+        elif target.startswith(RANDOM) or target in imported:
             functions.append(alias)
     parts = [_OTHER_CONSUMERS]
     if modules:
@@ -547,8 +578,19 @@ class _Walker:
         for place, obj, call, key in frame.events:
             if self._shuffles_loop_item(call, frame):
                 continue
-            if frame.closure or self.lookup(back, place) == frozenset({obj}):
+            if frame.closure or self._still_held(back, place, obj):
                 self._report_repeat(call, key, place, frame, obj)
+
+    def _still_held(self, state: _State, place: str, obj: int) -> bool:
+        """Does `place` hold `obj` again in `state` (for a key derived by `fold_in`: its parent
+        key, and data made of the same values)?"""
+        folded = self.flow.folded.get(obj)
+        if folded is None:
+            return self.lookup(state, place) == frozenset({obj})
+        parent = self.flow.parent[obj][0]
+        return self.lookup(state, place) == frozenset({parent}) and all(
+            self.lookup(state, name) == held for name, held in folded
+        )
 
     def _shuffles_loop_item(self, call: ast.Call, frame: _Loop) -> bool:
         """`[jr.permutation(key, a) for a in arrays]`: one permutation for aligned arrays, on
@@ -562,6 +604,8 @@ class _Walker:
         self, call: ast.Call, key: ast.expr, place: str, frame: _Loop, obj: int
     ) -> None:
         kind = _loop_kind(frame.node)
+        if self.imports.resolve(dotted_ast(call.func)) == FOLD_IN:
+            place = f"jax.random.fold_in({place}, {ast.unparse(call.args[1])})"
         self.flow.reported.add(obj)
         per_iteration = sum(1 for event in frame.events if event[1] == obj)
         enclosing = self.loops[-1].level if self.loops else None
@@ -679,6 +723,8 @@ class _Walker:
         for argument, objects, known in found:
             if known or self._is_key(argument, objects):
                 self.consume(argument, objects, node, qualified or self._describe(node), state)
+        if qualified == FOLD_IN and len(node.args) >= 2:
+            self._fold(node, args[0], state)
         if qualified in LOOP_PRIMITIVES:
             self._loop_primitive(node, qualified, state)
         if receiver_root is not None and receiver_root in state.places and not qualified:
@@ -714,17 +760,11 @@ class _Walker:
         if callee is not None:
             function, shift = callee
             consumed = self.flow.consumed_params(function)
-            if not consumed:
-                return
-            positional = list(function.positional[shift:])
-            for position, argument in enumerate(node.args):
-                if isinstance(argument, ast.Starred):
-                    break
-                if position < len(positional) and positional[position] in consumed:
-                    yield argument, args[position], True
-            for keyword in node.keywords:
-                if keyword.arg in consumed:
-                    yield keyword.value, keywords[keyword.arg], True
+            yield from _bound(node, args, keywords, function.positional[shift:], consumed)
+            return
+        imported = self.flow.index.key_consumers.get(qualified)
+        if imported is not None:
+            yield from _bound(node, args, keywords, *imported)
             return
         last = _last_name(node.func)
         if last in STORING or last in SORTING or _storing_class(last, qualified):
@@ -843,6 +883,9 @@ class _Walker:
                     if first.via == SPLIT
                     else f"consumed by `{first.via}` on line {first.node.lineno}"
                 )
+                if via == first.via == FOLD_IN:
+                    place = f"jax.random.fold_in({place}, {ast.unparse(call.args[1])})"
+                    how = f"derived with the same data on line {first.node.lineno}"
                 self.flow.reported |= objects
                 self.flow.add(
                     KeyFinding(
@@ -882,6 +925,25 @@ class _Walker:
             if names & first_names and names & second_names:
                 return True
         return len(checked) == 2
+
+    def _fold(self, node: ast.Call, parents: frozenset[int], state: _State) -> None:
+        """`fold_in(key, data)` derives one key per data: the same data twice is one key twice.
+        Each derived key is an object of its own, consumed by the `fold_in` that derives it."""
+        data = node.args[1]
+        names = sorted({n.id for n in ast.walk(data) if isinstance(n, ast.Name)})
+        held = [sorted(self.lookup(state, name)) for name in names]
+        suffix = f"<fold {ast.dump(data)} {held}>"
+        births = [self.flow.birth.get(o, 0) for objects in held for o in objects]
+        derived = set()
+        for parent in parents:
+            made = self.flow.element(parent, suffix)
+            for obj in made:
+                self.flow.birth[obj] = max([self.flow.birth.get(obj, 0), *births])
+                self.flow.folded[obj] = [
+                    (n, frozenset(h)) for n, h in zip(names, held, strict=True)
+                ]
+            derived |= made
+        self.consume(node.args[0], frozenset(derived), node, FOLD_IN, state)
 
     def _recomputed(self, first: _Use, call: ast.Call, via: str) -> bool:
         """The same function of the project called again with the same arguments (a loss and
@@ -1185,3 +1247,25 @@ def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
         for child in ast.iter_child_nodes(node):
             if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 stack.append(child)
+
+
+def _bound(
+    node: ast.Call,
+    args: list[frozenset[int]],
+    keywords: dict[str | None, frozenset[int]],
+    positional: Iterable[str],
+    consumed: Iterable[str],
+) -> Iterator[tuple[ast.expr, frozenset[int], bool]]:
+    """The arguments of a call bound to the parameters its callee consumes as keys."""
+    consumed = set(consumed)
+    if not consumed:
+        return
+    names = list(positional)
+    for position, argument in enumerate(node.args):
+        if isinstance(argument, ast.Starred):
+            break
+        if position < len(names) and names[position] in consumed:
+            yield argument, args[position], True
+    for keyword in node.keywords:
+        if keyword.arg in consumed:
+            yield keyword.value, keywords[keyword.arg], True

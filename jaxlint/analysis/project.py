@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jaxlint.analysis.jax_api import TraceKind, TraceReason
+from jaxlint.analysis.prng import KeyConsumer, key_consumers
 from jaxlint.analysis.project_view import ProjectView
 from jaxlint.analysis.scope import build_index
-from jaxlint.analysis.source import mentions_x64, parse_python
+from jaxlint.analysis.source import mentions_x64, parse_python, split_lines
 from jaxlint.cache import Store, code_version, key_of
 
 MAX_MODULES = 5000  # a tree larger than this is linted module by module, as before
@@ -45,13 +46,17 @@ class ProjectIndex:
     # per program (a top-level package, or a file outside any package): does one of its
     # modules, or a configuration file beside it, turn on jax_enable_x64?
     x64_by_program: dict[str, bool] = field(default_factory=dict)
+    # qualified name → (positional parameters, those consumed as PRNG keys)
+    key_consumers: dict[str, KeyConsumer] = field(default_factory=dict)
 
     def view(self, path: str) -> ProjectView:
         """What linting `path` needs from the index."""
         key = _key(Path(path))
         site = self.sites.get(key)
         x64 = self.x64_by_program.get(_program(Path(path)), False)
-        return ProjectView(site.package if site else None, self.marks.get(key, {}), x64)
+        return ProjectView(
+            site.package if site else None, self.marks.get(key, {}), x64, self.key_consumers
+        )
 
 
 def module_site(path: Path) -> ModuleSite:
@@ -116,19 +121,21 @@ def build_project_index(
     index.x64_by_program = _x64_by_program(sources)
     store = Store(cache_root, "index") if cache_root is not None else None
     pending = list(sources)
-    for _ in range(MAX_ROUNDS):
+    for round_number in range(MAX_ROUNDS):
         if not pending:
             break
         changed: set[str] = set()
         for key in pending:
-            outgoing = _outgoing(
+            outgoing, consumers = _outgoing(
                 sources[key],
+                index.sites[key],
                 key,
-                index.sites[key].package,
                 index.marks.get(key),
                 jit_decorators,
                 store,
             )
+            if round_number == 0:
+                index.key_consumers.update(consumers)
             caller = index.sites[key].name
             for qualified, kind, how in outgoing:
                 target = _owner(qualified, by_name)
@@ -146,30 +153,41 @@ def build_project_index(
 
 def _outgoing(
     data: bytes,
+    site: ModuleSite,
     path: str,
-    package: str | None,
     marks: Mapping[str, tuple[TraceKind, TraceReason]] | None,
     jit_decorators: tuple[str, ...],
     store: Store | None,
-) -> list[tuple[str, TraceKind, TraceReason]]:
-    """What the module's traced code calls in other modules (empty when it does not parse)."""
+) -> tuple[list[tuple[str, TraceKind, TraceReason]], dict[str, KeyConsumer]]:
+    """What the module's traced code calls in other modules, and its functions that consume
+    PRNG keys (both empty when it does not parse)."""
     key = ""
+    package = site.package
     if store is not None:
         marked = sorted((n, int(k), r.to_json()) for n, (k, r) in (marks or {}).items())
-        key = key_of(code_version(), data, package or "", json.dumps([jit_decorators, marked]))
+        key = key_of(
+            code_version(), data, site.name, package or "", json.dumps([jit_decorators, marked])
+        )
         cached = store.get(key)
         if cached is not None:
-            return [(q, TraceKind(k), TraceReason.from_json(how)) for q, k, how in cached]
+            calls, consumers = cached
+            outgoing = [(q, TraceKind(k), TraceReason.from_json(how)) for q, k, how in calls]
+            return outgoing, {name: (tuple(p), tuple(c)) for name, (p, c) in consumers.items()}
     try:
-        tree = parse_python(data.decode("utf-8"), path)
+        text = data.decode("utf-8")
+        tree = parse_python(text, path)
     except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
-        outgoing = []
+        outgoing, consumers = [], {}
     else:
-        module = build_index(tree, jit_decorators, package=package, traced_from_outside=marks)
+        module = build_index(
+            tree, jit_decorators, split_lines(text), package=package, traced_from_outside=marks
+        )
         outgoing = list(module.outgoing)
+        consumers = key_consumers(module, site.name)
     if store is not None:
-        store.put(key, [(q, int(k), how.to_json()) for q, k, how in outgoing])
-    return outgoing
+        calls = [(q, int(k), how.to_json()) for q, k, how in outgoing]
+        store.put(key, [calls, {name: list(map(list, c)) for name, c in consumers.items()}])
+    return outgoing, consumers
 
 
 def _owner(qualified: str, by_name: Mapping[str, str]) -> tuple[str, str] | None:

@@ -17,3 +17,8 @@ class ProjectView:
     traced_from_outside: Mapping[str, tuple[TraceKind, TraceReason]] = field(default_factory=dict)
     # some module or configuration file of the project turns on jax_enable_x64 (JAX401)
     enables_x64: bool = False
+    # functions of the project that consume a PRNG key parameter, by qualified name:
+    # (positional parameters, the consumed ones) (JAX501/JAX502)
+    key_consumers: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(
+        default_factory=dict
+    )

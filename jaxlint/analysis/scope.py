@@ -236,6 +236,10 @@ class ModuleIndex:
     lines: list[str] = field(default_factory=list)
     # jax_enable_x64 is turned on by this module or, as far as the project index saw, the project
     enables_x64: bool = False
+    # functions of other modules of the project that consume a key parameter (ProjectView)
+    key_consumers: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(
+        default_factory=dict
+    )
     # calls from traced code to functions imported from elsewhere: (qualified callee, trace kind,
     # caller); the project index marks the callees traced in their own modules
     outgoing: list[tuple[str, TraceKind, TraceReason]] = field(default_factory=list)

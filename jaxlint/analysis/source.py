@@ -3,10 +3,22 @@
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 
 # A file that mentions none of these cannot hold a hazard jaxlint knows about.
 JAX_MARKERS = ("jax", "equinox", "flax")
+
+
+_LINE_BREAK = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
+
+
+def split_lines(source: str) -> list[str]:
+    """Lines as Python's tokenizer counts them (form feeds and other separators stay inside)."""
+    lines = _LINE_BREAK.split(source)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 X64_SPELLINGS = ("enable_x64", "ENABLE_X64")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import bisect
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -17,7 +16,7 @@ from libcst.metadata import MetadataWrapper
 
 from jaxlint.analysis.project_view import ProjectView
 from jaxlint.analysis.scope import FunctionInfo, ModuleIndex, build_index
-from jaxlint.analysis.source import mentions_jax, mentions_x64, parse_python
+from jaxlint.analysis.source import mentions_jax, mentions_x64, parse_python, split_lines
 from jaxlint.analysis.unit_summary import summarize
 from jaxlint.diagnostics import Diagnostic, Span
 from jaxlint.engine import suppression
@@ -25,7 +24,6 @@ from jaxlint.engine.config import Config
 from jaxlint.engine.registry import ENGINE_CODES, all_rules
 from jaxlint.engine.rule import Finding, Rule, UnitContext
 
-_LINE_BREAK = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
 _FUNCTION_NODES = ("FunctionDef", "Lambda")
 
 
@@ -47,14 +45,6 @@ class AnalyzedSource:
     index: ModuleIndex | None
     findings: list[Finding]
     syntax_error: Diagnostic | None = None
-
-
-def split_lines(source: str) -> list[str]:
-    """Lines as Python's tokenizer counts them (form feeds and other separators stay inside)."""
-    lines = _LINE_BREAK.split(source)
-    if lines and lines[-1] == "":
-        lines.pop()
-    return lines
 
 
 def enabled_rules(config: Config, path: str) -> list[type[Rule]]:
@@ -178,6 +168,7 @@ def _index(
         traced_from_outside=project.traced_from_outside,
     )
     index.enables_x64 = project.enables_x64 or any(mentions_x64(line) for line in lines)
+    index.key_consumers = project.key_consumers
     return index
 
 
