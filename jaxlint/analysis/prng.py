@@ -367,6 +367,7 @@ class _Walker:
         self.finals: list[_State] = []  # states at each `return`
         self.consumptions: list[tuple[str, int, ast.Call, ast.expr]] = []
         self.targets: dict[int, ast.expr] = {}  # a call assigned to one target → that target
+        self.halves: dict[int, int] = {}  # a call indexed with a constant → the index
 
     # -- places and objects ---------------------------------------------------------------
 
@@ -656,6 +657,10 @@ class _Walker:
             return value
         if isinstance(node, ast.Lambda):
             return self.fresh()
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call):
+            index = node.slice
+            if isinstance(index, ast.Constant) and isinstance(index.value, int):
+                self.halves[id(node.value)] = index.value  # `split(key)[1]`
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             return self.comprehension(node, state)
         if isinstance(node, ast.BoolOp):
@@ -874,6 +879,7 @@ class _Walker:
             )
             first = uses[0]
             aligned = first.via == via == PERMUTATION  # `x, y` shuffled alike, on purpose
+            aligned = aligned or self._other_half(first.node, call, via)
             deliberate = (
                 aligned or self._recomputed(first, call, via) or self._compared(first, call)
             )
@@ -925,6 +931,13 @@ class _Walker:
             if names & first_names and names & second_names:
                 return True
         return len(checked) == 2
+
+    def _other_half(self, first: ast.Call, call: ast.Call, via: str) -> bool:
+        """`split(key)[0]` and later `split(key)[1]`: the two halves of one split, made twice."""
+        if via != SPLIT or ast.dump(first) != ast.dump(call):
+            return False
+        taken = self.halves.get(id(first)), self.halves.get(id(call))
+        return None not in taken and taken[0] != taken[1]
 
     def _fold(self, node: ast.Call, parents: frozenset[int], state: _State) -> None:
         """`fold_in(key, data)` derives one key per data: the same data twice is one key twice.
