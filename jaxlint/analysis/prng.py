@@ -95,6 +95,7 @@ CONSUMING_LIBRARIES = ("equinox.", "flax.", "haiku.", "penzai.")
 TIME_CALLS = frozenset({"time.time", "time.time_ns", "time.perf_counter", "time.monotonic"})
 # text of a consumer that is not a `jax.random` call: a key keyword, linen's `init`/`rngs={}`
 _KEYWORD_CONSUMER = r"\b(?:key|rng|rng_key|prng_key|prngkey|random_key|dropout_rng)\s*=(?!=)"
+_LOOP_TEXT = ("for ", "while ", "scan(", "fori_loop(", "while_loop(", "map(")
 _OTHER_CONSUMERS = _KEYWORD_CONSUMER + r"|\.init\s*\(|\brngs\s*=\s*\{|import[^\n]*random"
 
 
@@ -195,10 +196,10 @@ class KeyFlow:
         text = "".join(self.index.lines)
         if "random" not in text and "key" not in text and "rng" not in text:
             return
-        self._candidates = _may_consume(self.index, direct, tokens)
+        self._candidates, findable = _may_consume(self.index, direct, tokens)
         _Walker(self, None, self.index.imports).run(self.index.tree.body, [])
         for function in self.index.functions:
-            if id(function) in self._candidates:
+            if id(function) in findable:  # the others run when a caller asks what they consume
                 self.consumed_params(function)
 
     def consumed_params(self, function: FunctionInfo) -> frozenset[str]:
@@ -296,8 +297,11 @@ def _consumer_text(
     return re.compile("|".join(parts)), tokens
 
 
-def _may_consume(index: ModuleIndex, direct: re.Pattern[str], tokens: tuple[str, ...]) -> set[int]:
-    """Functions whose text calls a consumer, or (transitively) a function that may."""
+def _may_consume(
+    index: ModuleIndex, direct: re.Pattern[str], tokens: tuple[str, ...]
+) -> tuple[set[int], set[int]]:
+    """Functions whose text calls a consumer, or (transitively) a function that may; and those
+    of them that may hold a finding: two consumer calls, or one and a loop."""
     lines = index.lines
     text = "".join(lines)
     starts = list(itertools.accumulate((len(line) for line in lines), initial=0))
@@ -320,14 +324,26 @@ def _may_consume(index: ModuleIndex, direct: re.Pattern[str], tokens: tuple[str,
             if bisect.bisect_left(ordered, f.start_line) < bisect.bisect_right(ordered, f.end_line)
         ]
 
-    consuming = [n for n in lines_with(tokens) if direct.search(lines[n - 1])]
-    found = holding(consuming, functions)
+    sites = {n: len(direct.findall(lines[n - 1])) for n in lines_with(tokens)}
+    sites = {n: count for n, count in sites.items() if count}
+    found = holding(sites, functions)
     seen = {id(f) for f in found}
     while found:
-        numbers = lines_with({f.name + "(" for f in found})
-        found = holding(numbers, [f for f in functions if id(f) not in seen])
+        names = {f.name + "(" for f in found}
+        for number in lines_with(names):
+            sites[number] = sites.get(number, 0) + sum(lines[number - 1].count(n) for n in names)
+        found = holding(sites, [f for f in functions if id(f) not in seen])
         seen |= {id(f) for f in found}
-    return seen
+    numbers = sorted(sites)
+    total = list(itertools.accumulate((sites[n] for n in numbers), initial=0))
+    looped = holding(lines_with(_LOOP_TEXT), functions)
+    findable = {id(f) for f in looped}
+    for f in functions:
+        low = bisect.bisect_left(numbers, f.start_line)
+        high = bisect.bisect_right(numbers, f.end_line)
+        if total[high] - total[low] >= 2:
+            findable.add(id(f))
+    return seen, findable & seen
 
 
 def _local_imports(function: FunctionInfo, imports: ImportTable) -> ImportTable:
