@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from jaxlint.analysis.names import ImportTable, ast_target_names, dotted_ast
-from jaxlint.analysis.scope import FunctionInfo, ModuleIndex
+from jaxlint.analysis.scope import ClassInfo, FunctionInfo, ModuleIndex
 from jaxlint.diagnostics import Span
 
 RANDOM = "jax.random."
@@ -91,7 +91,15 @@ STORING = frozenset(
     }
 )
 # libraries whose classes consume a `key=` at construction (`eqx.nn.Linear(3, 4, key=k)`)
-CONSUMING_LIBRARIES = ("equinox.", "flax.", "haiku.", "penzai.")
+CONSUMING_LIBRARIES = (
+    "equinox.",
+    "flax.",
+    "haiku.",
+    "penzai.",
+    "numpyro.",
+    "distrax.",
+    "tensorflow_probability.",
+)
 TIME_CALLS = frozenset({"time.time", "time.time_ns", "time.perf_counter", "time.monotonic"})
 # text of a consumer that is not a `jax.random` call: a key keyword, linen's `init`/`rngs={}`
 _KEYWORD_CONSUMER = r"\b(?:key|rng|rng_key|prng_key|prngkey|random_key|dropout_rng)\s*=(?!=)"
@@ -384,6 +392,8 @@ class _Walker:
         self.consumptions: list[tuple[str, int, ast.Call, ast.expr]] = []
         self.targets: dict[int, ast.expr] = {}  # a call assigned to one target → that target
         self.halves: dict[int, int] = {}  # a call indexed with a constant → the index
+        self.sizes: dict[str, int] = {}  # a name bound to a list or tuple display → its length
+        self.instances: dict[str, str] = {}  # a name bound to an instance of a module class
 
     # -- places and objects ---------------------------------------------------------------
 
@@ -436,6 +446,19 @@ class _Walker:
         if isinstance(node, ast.Assign):
             if len(node.targets) == 1:
                 self.targets[id(node.value)] = node.targets[0]
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    self.sizes.pop(target.id, None)
+                    self.instances.pop(target.id, None)
+                    value = node.value
+                    if isinstance(value, (ast.List, ast.Tuple)):
+                        self.sizes[target.id] = len(value.elts)
+                    elif (
+                        isinstance(value, ast.Call)
+                        and isinstance(value.func, ast.Name)
+                        and value.func.id in self.flow.index.classes
+                    ):
+                        self.instances[target.id] = value.func.id
             value = self.expr(node.value, state)
             for target in node.targets:
                 self.assign(target, node.value, value, state)
@@ -592,9 +615,13 @@ class _Walker:
         """Consumptions of keys made before the loop that the back edge still holds."""
         if back is None:
             return
+        if _runs_once(frame.node, self.sizes):
+            return
         for place, obj, call, key in frame.events:
             if self._shuffles_loop_item(call, frame):
                 continue
+            if not frame.closure and obj not in back.uses:
+                continue  # not consumed on a path that comes round again (it `break`s)
             if frame.closure or self._still_held(back, place, obj):
                 self._report_repeat(call, key, place, frame, obj)
 
@@ -788,15 +815,18 @@ class _Walker:
             yield from _bound(node, args, keywords, *imported)
             return
         last = _last_name(node.func)
-        if last in STORING or last in SORTING or _storing_class(last, qualified):
+        if last in STORING or last in SORTING:
             return
+        # a `key=` to a library that consumes it (`eqx.nn.Linear(3, 4, key=k)`); what a callee
+        # jaxlint cannot see does with one is unknown (it may only `fold_in` named streams)
+        library = qualified.startswith(CONSUMING_LIBRARIES)
         for keyword in node.keywords:
             if keyword.arg not in KEY_KEYWORDS:
                 continue
             if isinstance(keyword.value, ast.Dict):  # linen's `apply(..., rngs={"dropout": k})`
                 for value in keyword.value.values:
                     yield value, values[id(value)], False
-            elif keyword.arg != "rngs":  # an `nnx.Rngs` advances itself on every use
+            elif keyword.arg != "rngs" and library:  # `nnx.Rngs` advances on every use
                 yield keyword.value, keywords[keyword.arg], False
         if last == "init" and node.args and isinstance(node.func, ast.Attribute):
             yield node.args[0], args[0], False
@@ -841,21 +871,21 @@ class _Walker:
             if targets and len(targets) == 1:
                 return targets[0], 0
             return None
-        if (
-            isinstance(func, ast.Attribute)
-            and isinstance(func.value, ast.Name)
-            and func.value.id in ("self", "cls")
-            and self.function is not None
-        ):
+        if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
+            return None
+        owner_class = None
+        if func.value.id in ("self", "cls") and self.function is not None:
             owner = self.function
             while owner is not None and owner.class_info is None:
                 owner = owner.parent
-            if owner is not None and owner.class_info is not None:
-                method = owner.class_info.methods.get(func.attr)
-                if method is not None:
-                    static = "builtins.staticmethod" in method.decorator_names
-                    return method, 0 if static else 1
-        return None
+            owner_class = owner.class_info if owner is not None else None
+        elif func.value.id in self.instances:  # `env = GridEnv()`, then `env.step(...)`
+            owner_class = index.classes.get(self.instances[func.value.id])
+        method = _method(owner_class, func.attr) if owner_class is not None else None
+        if method is None:
+            return None
+        static = "builtins.staticmethod" in method.decorator_names
+        return method, 0 if static else 1
 
     def consume(
         self, argument: ast.expr, objects: frozenset[int], call: ast.Call, via: str, state: _State
@@ -893,7 +923,7 @@ class _Walker:
             repeat = all(u.definite for u in uses) or state.depth <= min(
                 u.depth for u in uses if not u.definite
             )
-            first = uses[0]
+            first = max(uses, key=lambda u: (u.node.lineno, u.node.col_offset))  # the latest
             aligned = first.via == via == PERMUTATION  # `x, y` shuffled alike, on purpose
             aligned = aligned or self._other_half(first.node, call, via)
             deliberate = (
@@ -1010,6 +1040,8 @@ class _Walker:
         if not self.loops or not node.args:
             return
         frame = self.loops[-1]
+        if _runs_once(frame.node, self.sizes):
+            return
         if _invariant(node.args[0], frame.node):
             self.flow.seeded[made] = (node, frame)
 
@@ -1031,6 +1063,7 @@ class _Walker:
         frame = _Loop(len(self.loops) + 1 + self._base_level(), node, closure=True)
         walker = _Walker(self.flow, function, _local_imports(function, self.imports), [frame])
         walker.entry = self.entry
+        walker.instances = dict(self.instances)
         inner = _State({}, {}, 1)
         if function.parent is self.function and self.function is not None:
             for place, held in state.places.items():
@@ -1046,6 +1079,7 @@ class _Walker:
         frame = _Loop(len(self.loops) + 1 + self._base_level(), node, closure=True)
         walker = _Walker(self.flow, self.function, self.imports, [frame])
         walker.entry = self.entry
+        walker.instances = dict(self.instances)
         inner = state.copy()
         inner.uses = {}
         params = [a.arg for a in body.args.args]
@@ -1141,13 +1175,6 @@ def _last_name(func: ast.expr) -> str:
     if isinstance(func, ast.Attribute):
         return func.attr
     return func.id if isinstance(func, ast.Name) else ""
-
-
-def _storing_class(last: str, qualified: str) -> bool:
-    """A class constructor that stores a `key=` (a state, a config) rather than consuming it."""
-    if not last[:1].isupper():
-        return False
-    return not qualified.startswith(CONSUMING_LIBRARIES)
 
 
 def _is_wildcard(pattern: ast.AST) -> bool:
@@ -1298,3 +1325,36 @@ def _bound(
     for keyword in node.keywords:
         if keyword.arg in consumed:
             yield keyword.value, keywords[keyword.arg], True
+
+
+def _runs_once(loop: ast.AST, sizes: Mapping[str, int]) -> bool:
+    """A loop over at most one item: `for n in [10]`, `range(1)`, a name bound to `[10]`."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return False
+    iterable = loop.iter
+    if isinstance(iterable, (ast.List, ast.Tuple, ast.Set)):
+        return len(iterable.elts) <= 1 and not any(
+            isinstance(e, ast.Starred) for e in iterable.elts
+        )
+    if isinstance(iterable, ast.Name):
+        return sizes.get(iterable.id, 2) <= 1
+    if (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Name)
+        and iterable.func.id == "range"
+        and len(iterable.args) == 1
+        and isinstance(iterable.args[0], ast.Constant)
+    ):
+        return isinstance(iterable.args[0].value, int) and iterable.args[0].value <= 1
+    return False
+
+
+def _method(owner: ClassInfo, name: str) -> FunctionInfo | None:
+    """A method of a class of the module, or one it inherits from a base class of the module."""
+    if name in owner.methods:
+        return owner.methods[name]
+    for base in owner.local_bases:
+        found = _method(base, name)
+        if found is not None:
+            return found
+    return None

@@ -8,7 +8,7 @@ import ast
 import libcst as cst
 
 from jaxlint.analysis.jax_api import FILTERING_JITS, REFERENCE_SEMANTICS_APIS
-from jaxlint.analysis.scope import ClassInfo
+from jaxlint.analysis.scope import ClassInfo, FunctionInfo
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.engine.rule import Rule
 from jaxlint.rules.jax301_method_rewrite import helper_edit
@@ -41,14 +41,7 @@ class StaticSelf(Rule):
                 continue
             if root.static_params is None or receiver not in root.static_params:
                 continue
-            read = {
-                n.attr
-                for n in ast.walk(info.node)
-                if isinstance(n, ast.Attribute)
-                and isinstance(n.value, ast.Name)
-                and n.value.id == receiver
-            }
-            problem = _mutability(info.class_info, receiver, read)
+            problem = _mutability(info.class_info, receiver, info.name)
             if problem is None:
                 continue
             position = info.node.decorator_list.index(root.node)  # type: ignore[union-attr]
@@ -61,9 +54,9 @@ class StaticSelf(Rule):
             )
 
 
-def _mutability(info: ClassInfo, receiver: str, read: set[str]) -> str | None:
-    """Why hashing an instance does not make a safe cache key for a method reading the
-    attributes `read`, or None when it does."""
+def _mutability(info: ClassInfo, receiver: str, method: str) -> str | None:
+    """Why hashing an instance does not make a safe cache key for `method`, or None when it
+    does."""
     decorators = set(info.decorator_names)
     if decorators & FROZEN_BY_DESIGN or set(info.base_names) & FROZEN_BY_DESIGN:
         return None
@@ -80,27 +73,75 @@ def _mutability(info: ClassInfo, receiver: str, read: set[str]) -> str | None:
             "a `@dataclass` that is not frozen defines `__eq__` and sets `__hash__` to None: "
             "every call raises ValueError (Non-hashable static arguments are not supported)"
         )
-    methods = info.methods
-    written = sorted(
-        {
-            target.attr
-            for name, method in methods.items()
-            if name != "__init__"
-            for node in ast.walk(method.node)
-            if isinstance(node, (ast.Assign, ast.AugAssign))
-            for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-            if isinstance(target, ast.Attribute)
-            and isinstance(target.value, ast.Name)
-            and target.value.id == receiver
-        }
-        & read  # stale only if the jitted method reads what changes
-    )
-    if written:
+    methods = _methods(info)
+    traced = _called_from(methods, [method], receiver)
+    # set-up: what `__init__` runs (a base class's too), and with a base jaxlint cannot see,
+    # private methods the class never calls itself (hooks that base's `__init__` runs)
+    setup = _called_from(methods, ["__init__"], receiver)
+    if any(base not in info.local_bases for base in info.base_names if base != "object"):
+        called = {c for m in methods.values() for c in _self_calls(m.node, receiver)}
+        setup |= {n for n in methods if n.startswith("_") and n not in called}
+    read = {a for m in traced for a in _attributes(methods[m].node, receiver, ast.Load)}
+    written = {
+        a
+        for name, m in methods.items()
+        if name not in setup and name not in traced
+        for a in _attributes(m.node, receiver, ast.Store)
+    }
+    # a method the jitted one runs writes it: each trace computes the value it then reads
+    computed = {a for m in traced for a in _attributes(methods[m].node, receiver, ast.Store)}
+    stale = sorted((written & read) - computed)
+    if stale:
         return (
-            f"`{'`, `'.join(written)}` {'is' if len(written) == 1 else 'are'} assigned outside "
-            "`__init__`: the compiled code keeps the values it saw first, and later calls "
-            "return stale results"
+            f"`{'`, `'.join(stale)}` {'is' if len(stale) == 1 else 'are'} assigned after "
+            "construction (outside `__init__` and what it calls): the compiled code keeps the "
+            "values it saw first, and later calls return stale results"
         )
-    # identity hashing with attributes set only in `__init__` compiles once per instance and
+    # identity hashing with attributes set only at construction compiles once per instance and
     # is correct (evosax's algorithms): a cost, not a wrong result
     return None
+
+
+def _methods(info: ClassInfo) -> dict[str, FunctionInfo]:
+    """The class's methods, with those it inherits from base classes of the module."""
+    found: dict[str, FunctionInfo] = {}
+    for base in reversed(info.local_bases):
+        found.update(_methods(base))
+    found.update(info.methods)
+    return found
+
+
+def _called_from(methods: dict[str, FunctionInfo], roots: list[str], receiver: str) -> set[str]:
+    """`roots` and the methods they call through `self.name(...)`, transitively."""
+    seen: set[str] = set()
+    pending = [r for r in roots if r in methods]
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        pending += [c for c in _self_calls(methods[name].node, receiver) if c in methods]
+    return seen
+
+
+def _self_calls(node: ast.AST, receiver: str) -> set[str]:
+    return {
+        n.func.attr
+        for n in ast.walk(node)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and isinstance(n.func.value, ast.Name)
+        and n.func.value.id == receiver
+    }
+
+
+def _attributes(node: ast.AST, receiver: str, context: type[ast.expr_context]) -> set[str]:
+    """`self.<attr>` read (Load) or assigned (Store, `+=` included) in a method."""
+    return {
+        n.attr
+        for n in ast.walk(node)
+        if isinstance(n, ast.Attribute)
+        and isinstance(n.value, ast.Name)
+        and n.value.id == receiver
+        and isinstance(n.ctx, context)
+    }
