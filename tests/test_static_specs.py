@@ -31,6 +31,8 @@ CALLS = {
     "best_three": ((X,), False),
     "make_last_static": ((), False),
     "totals": ((X,), False),
+    "cast_like": ((X,), False),
+    "ring_points": ((X,), False),
 }
 
 

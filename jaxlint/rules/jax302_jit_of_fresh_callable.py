@@ -9,7 +9,7 @@ import libcst as cst
 
 from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.jax_api import JIT_APIS
-from jaxlint.analysis.names import dotted_ast
+from jaxlint.analysis.names import dotted_ast, target_names
 from jaxlint.analysis.scope import FunctionInfo, ModuleIndex
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.engine.rule import Rule, UnitContext
@@ -68,19 +68,28 @@ class JitOfFreshCallable(Rule):
     def __init__(self, context: UnitContext) -> None:
         super().__init__(context)
         self._loops: list[FunctionInfo | None] = []  # the function each open loop is in
+        # per open loop: the names its target binds to items of a collection (not a count)
+        self._items: list[set[str]] = []
         self._calls: set[int] = set()  # `jax.jit(...)` nodes called at once: `jax.jit(g)(x)`
 
     def visit_For(self, node: cst.For) -> None:
         self._loops.append(self.context.function)
+        counted = isinstance(node.iter, cst.Call) and self.context.resolve(node.iter.func) in (
+            "builtins.range",
+        )
+        self._items.append(set() if counted else {n.value for n in target_names(node.target)})
 
     def leave_For(self, original_node: cst.For) -> None:
         self._loops.pop()
+        self._items.pop()
 
     def visit_While(self, node: cst.While) -> None:
         self._loops.append(self.context.function)
+        self._items.append(set())
 
     def leave_While(self, original_node: cst.While) -> None:
         self._loops.pop()
+        self._items.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         info = self.context.function
@@ -126,6 +135,10 @@ class JitOfFreshCallable(Rule):
             # or built and kept (a factory, a training loop's step)
             return
         made, captured = fresh
+        if in_loop and self._items and _calls_any(callable_, self._items[-1]):
+            # it calls the loop's item (`for alg in algorithms: jax.jit(lambda x: alg(x))`):
+            # each iteration is another program, which a hoisted jit would compile as often
+            return
         shown = code_of(callable_) if isinstance(callable_, cst.Name) else made
         what = f"`{code_of(node.func)}({shown})`"
         if isinstance(callable_, cst.Name):
@@ -206,6 +219,8 @@ def _repeats(call: ast.Call, statement: ast.stmt, index: ModuleIndex) -> bool:
     parent = parents.get(id(node))
     if isinstance(parent, ast.Call) and parent.func is call:
         immediately_called = True
+    if _kept(call, parents):
+        return False
     while parent is not None:
         if isinstance(parent, (ast.For, ast.While, ast.comprehension, ast.ListComp)):
             return True
@@ -213,6 +228,48 @@ def _repeats(call: ast.Call, statement: ast.stmt, index: ModuleIndex) -> bool:
             return immediately_called and parent.name in _called_in_loops(index)
         node, parent = parent, parents.get(id(parent))
     return False
+
+
+def _calls_any(callable_: cst.BaseExpression, names: set[str]) -> bool:
+    """Does the callable call one of `names`, or a method of one (`alg(x)`, `partial(alg.step)`)?"""
+    if not names:
+        return False
+    found = False
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            nonlocal found
+            root = node.func
+            while isinstance(root, cst.Attribute):
+                root = root.value
+            if isinstance(root, cst.Name) and root.value in names:
+                found = True
+            if node is callable_ and node.args:  # `partial(alg.step, ...)`: its function
+                first = node.args[0].value
+                while isinstance(first, cst.Attribute):
+                    first = first.value
+                if isinstance(first, cst.Name) and first.value in names:
+                    found = True
+
+    callable_.visit(_Calls())
+    return found
+
+
+def _kept(call: ast.Call, parents: dict[int, ast.AST]) -> bool:
+    """Is the jit stored into a container as it is made (`levels.append({"apply": jax.jit(f)})`,
+    `fns[name] = jax.jit(...)`)? One per item, kept and reused: not made anew per use."""
+    node: ast.AST = call
+    parent = parents.get(id(node))
+    while isinstance(parent, (ast.Dict, ast.List, ast.Tuple, ast.Set)):
+        node, parent = parent, parents.get(id(parent))
+    if isinstance(parent, ast.Assign) and parent.value is node:
+        return any(isinstance(t, (ast.Subscript, ast.Attribute)) for t in parent.targets)
+    return (
+        isinstance(parent, ast.Call)
+        and isinstance(parent.func, ast.Attribute)
+        and parent.func.attr in ("append", "extend", "insert", "setdefault", "add")
+        and node is not parent.func
+    )
 
 
 def _nested_def_names(index: ModuleIndex) -> frozenset[str]:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from jaxlint.analysis.cst_text import code_of
-from jaxlint.analysis.names import dotted_ast
+from jaxlint.analysis.names import ImportTable, dotted_ast
 from jaxlint.analysis.scope import FunctionInfo, JitRoot, ModuleIndex
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.engine.edits import Edit, Refusal
@@ -20,6 +20,40 @@ DISPLAYS = (cst.List, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp
 AST_DISPLAYS = (ast.List, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp)
 ARRAY_MAKERS = ("jax.numpy.", "jax.random.", "numpy.array", "numpy.asarray", "numpy.zeros")
 ARRAY_TYPES = frozenset({"Array", "ndarray"})
+# `jnp` functions that return shapes, dtypes and type information: hashable, fine as static
+NOT_ARRAYS = frozenset(
+    f"jax.numpy.{name}"
+    for name in (
+        "shape",
+        "ndim",
+        "size",
+        "dtype",
+        "result_type",
+        "promote_types",
+        "finfo",
+        "iinfo",
+        "issubdtype",
+        "can_cast",
+        "isdtype",
+    )
+)
+# where a parameter must be a concrete Python int, so marking it static is right whatever its
+# annotation says (`jnp.linspace(0, 1, n)`)
+CONCRETE_USES = frozenset(
+    {
+        "builtins.range",
+        "builtins.int",
+        "jax.numpy.linspace",
+        "jax.numpy.arange",
+        "jax.numpy.zeros",
+        "jax.numpy.ones",
+        "jax.numpy.empty",
+        "jax.numpy.full",
+        "jax.numpy.eye",
+        "jax.numpy.identity",
+        "jax.numpy.tri",
+    }
+)
 JAXTYPING = frozenset(
     {"Float", "Int", "Bool", "Shaped", "Num", "Complex", "UInt", "Integer", "Inexact", "Real"}
 )
@@ -55,8 +89,12 @@ class BadStaticArgs(Rule):
         if info is None or info.node is None:
             return
         index = self.context.index
+
+        def called() -> bool:
+            return _called_in_module(info.name, index)
+
         for root in info.roots:
-            for message in _spec_problems(info, root, lambda: _called_in_module(info.name, index)):
+            for message in _spec_problems(info, root, called, index.imports):
                 span = self.context.index.span_of(root.node)
                 self.context.report_span(self, span, message)
 
@@ -85,7 +123,7 @@ class BadStaticArgs(Rule):
             )
         elif isinstance(value, cst.Call):
             qualified = self.context.resolve(value.func) or ""
-            if qualified.startswith(ARRAY_MAKERS) and qualified not in ("jax.numpy.shape",):
+            if qualified.startswith(ARRAY_MAKERS) and qualified not in NOT_ARRAYS:
                 what = "an array"
         if what is None:
             return
@@ -158,7 +196,9 @@ def _positional(info: FunctionInfo, root: JitRoot) -> tuple[str, ...]:
     return info.positional[1:] if root.bound_method else info.positional
 
 
-def _spec_problems(info: FunctionInfo, root: JitRoot, called: Callable[[], bool]) -> list[str]:
+def _spec_problems(
+    info: FunctionInfo, root: JitRoot, called: Callable[[], bool], imports: ImportTable
+) -> list[str]:
     """What in the jit's static spec raises, with JAX's message. `called()`: the module calls
     the function, and then its call sites show what is passed (an `Array` annotation on a
     static parameter whose callers pass `tuple(ts.tolist())` is only a loose annotation)."""
@@ -188,12 +228,32 @@ def _spec_problems(info: FunctionInfo, root: JitRoot, called: Callable[[], bool]
             )
     for param in sorted(root.static_params or ()):
         annotation = info.annotations.get(param)
-        if annotation is not None and _array_annotation(annotation) and not called():
+        if (
+            annotation is not None
+            and _array_annotation(annotation)
+            and not called()
+            and not _used_as_concrete(info, param, imports)
+        ):
             problems.append(
                 f"`{param}` of `{info.name}` is annotated as an array and marked static: "
                 f"arrays are not hashable, so every call raises {UNHASHABLE}; leave it traced"
             )
     return problems
+
+
+def _used_as_concrete(info: FunctionInfo, param: str, imports: ImportTable) -> bool:
+    """Is `param` used where only a concrete Python value works (`range(n)`, a shape, a
+    `linspace` count, a slice bound)? Then it is static on purpose, whatever its annotation."""
+    for node in ast.walk(info.node):
+        if isinstance(node, ast.Call) and imports.resolve(dotted_ast(node.func)) in CONCRETE_USES:
+            values = [*node.args, *(k.value for k in node.keywords)]
+        elif isinstance(node, ast.Slice):
+            values = [v for v in (node.lower, node.upper, node.step) if v is not None]
+        else:
+            continue
+        if any(isinstance(n, ast.Name) and n.id == param for v in values for n in ast.walk(v)):
+            return True
+    return False
 
 
 def _array_annotation(annotation: ast.expr) -> bool:

@@ -10,7 +10,7 @@ import libcst as cst
 from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.jax_api import JIT_APIS
 from jaxlint.analysis.names import dotted_ast
-from jaxlint.analysis.scope import ModuleIndex
+from jaxlint.analysis.scope import FunctionInfo, ModuleIndex
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal
 from jaxlint.engine.rule import Rule
@@ -56,6 +56,17 @@ WORK_PREFIXES = (
     "jax.image.",
 )
 TRANSFORMS = frozenset({"jax.jit", "jax.pmap", "jax.vmap", "jax.grad", "jax.value_and_grad"})
+WAITING_JITS = frozenset({"equinox.filter_jit"})
+CALLBACKS = frozenset(
+    {
+        "jax.debug.print",
+        "jax.debug.callback",
+        "jax.pure_callback",
+        "jax.experimental.io_callback",
+        "jax.experimental.host_callback.id_tap",
+        "jax.experimental.host_callback.call",
+    }
+)
 LOOP_HELPERS = frozenset(
     {"builtins.range", "builtins.len", "builtins.enumerate", "builtins.zip", "builtins.reversed"}
 )
@@ -127,8 +138,8 @@ class TimingWithoutSync(Rule):
                 (j for j in range(start + 1, len(statements)) if self._reads_clock(statements[j])),
                 None,
             )
-            if stop is None:
-                continue
+            if stop is None or not isinstance(statements[stop], cst.SimpleStatementLine):
+                continue  # a clock read inside a loop or branch: what runs before it is unknown
             region = statements[start + 1 : stop]
             # the clock stops right after JAX work and nothing else that might wait for it:
             # a user function or method in between may sync (a solver reading its residual)
@@ -202,10 +213,12 @@ class TimingWithoutSync(Rule):
         return isinstance(call.func, cst.Name) and self._jitted_name(call.func, self.context.index)
 
     def _jitted_name(self, name: cst.Name, index: ModuleIndex) -> bool:
-        """A jitted module-level function or alias, or a local bound to `jax.jit(...)`."""
+        """A jitted module-level function or alias, or a local bound to `jax.jit(...)`, that
+        returns before its result is computed."""
         info = index.module_defs.get(name.value)
-        if (info is not None and info.roots) or name.value in index.aliases:
-            return True
+        targets = [info] if info is not None and info.roots else index.aliases.get(name.value)
+        if targets:
+            return not any(_returns_when_done(t, index) for t in targets)
         bindings = self.context.reaching_values(name)
         return bool(bindings) and all(
             isinstance(value, cst.Call) and self.context.resolve(value.func) in JIT_APIS
@@ -224,6 +237,18 @@ class TimingWithoutSync(Rule):
             if "block_until_ready" in name or "sync" in name:
                 return True  # the project's own helper (`_block_until_ready(values)`)
         return False
+
+
+def _returns_when_done(function: FunctionInfo, index: ModuleIndex) -> bool:
+    """Does a call of this jitted function wait for its result? `eqx.filter_jit` blocks before
+    returning (to raise `eqx.error_if` errors), and on CPU a computation with a host callback
+    (`jax.debug.print`) returns only when it has run."""
+    if any(root.api in WAITING_JITS for root in function.roots):
+        return True
+    return any(
+        isinstance(node, ast.Call) and index.imports.resolve(dotted_ast(node.func)) in CALLBACKS
+        for node in ast.walk(function.node)
+    )
 
 
 def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
