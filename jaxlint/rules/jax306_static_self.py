@@ -75,27 +75,31 @@ def _mutability(info: ClassInfo, receiver: str, method: str) -> str | None:
         )
     methods = _methods(info)
     traced = _called_from(methods, [method], receiver)
-    # set-up: what `__init__` runs (a base class's too), and with a base jaxlint cannot see,
-    # private methods the class never calls itself (hooks that base's `__init__` runs)
-    setup = _called_from(methods, ["__init__"], receiver)
-    if any(base not in info.local_bases for base in info.base_names if base != "object"):
-        called = {c for m in methods.values() for c in _self_calls(m.node, receiver)}
-        setup |= {n for n in methods if n.startswith("_") and n not in called}
+    setup = _called_from(methods, ["__init__"], receiver)  # a base class's too
     read = {a for m in traced for a in _attributes(methods[m].node, receiver, ast.Load)}
-    written = {
-        a
-        for name, m in methods.items()
-        if name not in setup and name not in traced
-        for a in _attributes(m.node, receiver, ast.Store)
-    }
+    # what changes after construction: what the class's public methods (a setter, `fit`,
+    # `load`, `reset`) assign, themselves or through the methods they call, unless they go on
+    # to run the jitted method themselves (each of their traces then sees the new value)
+    writers: dict[str, str] = {}  # attribute → the public method that changes it
+    for name in methods:
+        private = name.startswith("_") and name != "__call__"
+        if private or name in setup or name in traced:
+            continue
+        reach = _called_from(methods, [name], receiver)
+        if method in reach:
+            continue
+        for m in reach:
+            for attribute in _attributes(methods[m].node, receiver, ast.Store):
+                writers.setdefault(attribute, name)
     # a method the jitted one runs writes it: each trace computes the value it then reads
     computed = {a for m in traced for a in _attributes(methods[m].node, receiver, ast.Store)}
-    stale = sorted((written & read) - computed)
+    stale = sorted((writers.keys() & read) - computed)
     if stale:
+        by = sorted({writers[a] for a in stale})
         return (
-            f"`{'`, `'.join(stale)}` {'is' if len(stale) == 1 else 'are'} assigned after "
-            "construction (outside `__init__` and what it calls): the compiled code keeps the "
-            "values it saw first, and later calls return stale results"
+            f"`{'`, `'.join(stale)}` {'is' if len(stale) == 1 else 'are'} changed after "
+            f"construction (by `{'`, `'.join(by)}`): the compiled code keeps the values it saw "
+            "first, and later calls return stale results"
         )
     # identity hashing with attributes set only at construction compiles once per instance and
     # is correct (evosax's algorithms): a cost, not a wrong result
