@@ -116,7 +116,7 @@ def _methods(info: ClassInfo) -> dict[str, FunctionInfo]:
 
 
 def _called_from(methods: dict[str, FunctionInfo], roots: list[str], receiver: str) -> set[str]:
-    """`roots` and the methods they call through `self.name(...)`, transitively."""
+    """`roots` and the methods they call (or pass on) through `self.name`, transitively."""
     seen: set[str] = set()
     pending = [r for r in roots if r in methods]
     while pending:
@@ -129,14 +129,10 @@ def _called_from(methods: dict[str, FunctionInfo], roots: list[str], receiver: s
 
 
 def _self_calls(node: ast.AST, receiver: str) -> set[str]:
-    return {
-        n.func.attr
-        for n in ast.walk(node)
-        if isinstance(n, ast.Call)
-        and isinstance(n.func, ast.Attribute)
-        and isinstance(n.func.value, ast.Name)
-        and n.func.value.id == receiver
-    }
+    """Names of `self.<name>` the method uses: the methods it calls, or hands to a
+    `lax.scan`, a `partial`, a jit, and the properties it assigns, which run their setters
+    (`_called_from` keeps those that are methods)."""
+    return _attributes(node, receiver, ast.Load) | _attributes(node, receiver, ast.Store)
 
 
 def _attributes(node: ast.AST, receiver: str, context: type[ast.expr_context]) -> set[str]:
