@@ -78,16 +78,16 @@ def _mutability(info: ClassInfo, receiver: str, method: str) -> str | None:
     setup = _called_from(methods, ["__init__"], receiver)  # a base class's too
     read = {a for m in traced for a in _attributes(methods[m].node, receiver, ast.Load)}
     # what changes after construction: what the class's public methods (a setter, `fit`,
-    # `load`, `reset`) assign, themselves or through the methods they call, unless they go on
-    # to run the jitted method themselves (each of their traces then sees the new value)
+    # `load`, `reset`) assign, themselves or through the methods they call, unless they are
+    # jitted and run this method inside their own trace (each trace then sees the new value)
     writers: dict[str, str] = {}  # attribute → the public method that changes it
     for name in methods:
         private = name.startswith("_") and name != "__call__"
         if private or name in setup or name in traced:
             continue
         reach = _called_from(methods, [name], receiver)
-        if method in reach:
-            continue
+        if method in reach and methods[name].roots:
+            continue  # a jitted method that sets it, then runs this one inside its own trace
         for m in reach:
             for attribute in _attributes(methods[m].node, receiver, ast.Store):
                 writers.setdefault(attribute, name)
