@@ -17,6 +17,7 @@ import ast
 import bisect
 import itertools
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
@@ -28,6 +29,10 @@ RANDOM = "jax.random."
 MAKERS = frozenset({"jax.random.PRNGKey", "jax.random.key", "jax.random.wrap_key_data"})
 SPLIT = "jax.random.split"
 PERMUTATION = "jax.random.permutation"
+KNOWN, NAMED, WEAK = "known", "named", "weak"  # how sure a consumption is
+_NOTHING: frozenset[int] = frozenset()  # the objects of a value that cannot be a key
+# calls whose results are never keys (arrays, numbers, text)
+NO_KEYS = ("jax.numpy.", "numpy.", "jax.lax.", "jax.nn.", "math.", "builtins.")
 FOLD_IN = "jax.random.fold_in"
 # jax.random functions that take a key without consuming it (fold_in derives a new key)
 NOT_CONSUMING = MAKERS | {
@@ -135,6 +140,9 @@ class _Use:
     via: str
     definite: bool
     depth: int  # for a maybe use: the nesting depth of the merge that made it maybe
+    # a `key=` to a callee jaxlint cannot see (it may only `fold_in` named streams): a reuse
+    # needs one consumer that is not weak, and loops and summaries ignore weak ones
+    weak: bool = False
 
 
 @dataclass(eq=False)
@@ -301,7 +309,8 @@ def _consumer_text(
     if functions:
         parts.append(rf"\b(?:{'|'.join(map(re.escape, functions))})\s*\(")
     module_aliases = [a for a, t in imports.aliases.items() if t == "jax.random"]
-    tokens = ("random", "key", "rng", ".init", *(a + "." for a in module_aliases), *functions)
+    keywords = ("key=", "key =", "rng=", "rng =", "rngs")  # what `_KEYWORD_CONSUMER` needs
+    tokens = ("random", ".init", *keywords, *(a + "." for a in module_aliases), *functions)
     return re.compile("|".join(parts)), tokens
 
 
@@ -313,43 +322,51 @@ def _may_consume(
     lines = index.lines
     text = "".join(lines)
     starts = list(itertools.accumulate((len(line) for line in lines), initial=0))
-    functions = [f for f in index.functions if not isinstance(f.node, ast.Lambda)]
+    functions = [
+        (f.start_line, f.end_line, f) for f in index.functions if not isinstance(f.node, ast.Lambda)
+    ]
 
-    def lines_with(needles: Iterable[str]) -> set[int]:
-        found: set[int] = set()
+    def lines_with(needles: Iterable[str]) -> Counter[int]:
+        """Line → how many of the needles it holds."""
+        found: Counter[int] = Counter()
         for needle in needles:
             at = text.find(needle)
             while at >= 0:
-                found.add(bisect.bisect_right(starts, at))
+                found[bisect.bisect_right(starts, at)] += 1
                 at = text.find(needle, at + 1)
         return found
 
-    def holding(numbers: Iterable[int], among: list[FunctionInfo]) -> list[FunctionInfo]:
+    def holding(numbers: Iterable[int], among: list) -> list:
         ordered = sorted(numbers)
         return [
-            f
-            for f in among
-            if bisect.bisect_left(ordered, f.start_line) < bisect.bisect_right(ordered, f.end_line)
+            span
+            for span in among
+            if bisect.bisect_left(ordered, span[0]) < bisect.bisect_right(ordered, span[1])
         ]
 
-    sites = {n: len(direct.findall(lines[n - 1])) for n in lines_with(tokens)}
-    sites = {n: count for n, count in sites.items() if count}
+    sites = Counter({n: len(direct.findall(lines[n - 1])) for n in lines_with(tokens)})
+    sites = +sites  # lines that only held a token, not a consumer, drop out
     found = holding(sites, functions)
-    seen = {id(f) for f in found}
+    seen = {id(span[2]) for span in found}
+    calls: Counter[int] = Counter()  # function → how many of the consuming functions it uses
     while found:
-        names = {f.name + "(" for f in found}
-        for number in lines_with(names):
-            sites[number] = sites.get(number, 0) + sum(lines[number - 1].count(n) for n in names)
-        found = holding(sites, [f for f in functions if id(f) not in seen])
-        seen |= {id(f) for f in found}
+        # called, or handed to a transform (`jax.grad(loss)(p, key)`, `self._loss`)
+        names = {span[2].name for span in found}
+        found = []
+        for span in functions:
+            function = span[2]
+            used = names & (function.loaded_names | function.loaded_attributes)
+            if used:
+                calls[id(function)] += len(used)
+                if id(function) not in seen:
+                    found.append(span)
+        seen |= {id(span[2]) for span in found}
     numbers = sorted(sites)
     total = list(itertools.accumulate((sites[n] for n in numbers), initial=0))
-    looped = holding(lines_with(_LOOP_TEXT), functions)
-    findable = {id(f) for f in looped}
-    for f in functions:
-        low = bisect.bisect_left(numbers, f.start_line)
-        high = bisect.bisect_right(numbers, f.end_line)
-        if total[high] - total[low] >= 2:
+    findable = {id(span[2]) for span in holding(lines_with(_LOOP_TEXT), functions)}
+    for start, end, f in functions:
+        low, high = bisect.bisect_left(numbers, start), bisect.bisect_right(numbers, end)
+        if total[high] - total[low] >= 2 or calls[id(f)]:  # (one helper may be called twice)
             findable.add(id(f))
     return seen, findable & seen
 
@@ -408,7 +425,9 @@ class _Walker:
         end = self.block(body, state)
         finals = self.finals + ([end] if end is not None else [])
         return frozenset(
-            name for name, obj in self.params.items() if any(obj in s.uses for s in finals)
+            name
+            for name, obj in self.params.items()
+            if any(obj in s.uses and not s.uses[obj].weak for s in finals)
         )
 
     def lookup(self, state: _State, place: str) -> frozenset[int]:
@@ -586,7 +605,7 @@ class _Walker:
                 uses[obj] = first
             else:
                 low = min([depth] + [u.depth for u in found if not u.definite])
-                uses[obj] = _Use(first.node, first.key, first.via, False, low)
+                uses[obj] = _Use(first.node, first.key, first.via, False, low, first.weak)
         return _State(places, uses, depth)
 
     def loop(self, node: ast.For | ast.AsyncFor | ast.While, state: _State) -> _State | None:
@@ -671,10 +690,12 @@ class _Walker:
     # -- expressions ----------------------------------------------------------------------
 
     def expr(self, node: ast.expr | None, state: _State) -> frozenset[int]:
-        if node is None:
-            return frozenset()
+        if node is None or isinstance(node, ast.Constant):
+            return _NOTHING
         place = _place(node)
         if place is not None:
+            if place.partition(".")[0] in self.imports.aliases:
+                return _NOTHING  # `jnp.pi`, `jax.random`: a module's attribute holds no key
             if isinstance(node, ast.Subscript):
                 self.expr(node.slice, state)
             return self.lookup(state, place)
@@ -718,6 +739,8 @@ class _Walker:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
                 self.expr(child, state)
+        if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.JoinedStr)):
+            return _NOTHING  # arithmetic, comparisons and text make no keys
         return self.fresh()
 
     def comprehension(
@@ -768,9 +791,10 @@ class _Walker:
             else:
                 keywords[keyword.arg] = self.expr(keyword.value, state)
         found = self._consumed_arguments(node, qualified, args, keywords, values)
-        for argument, objects, known in found:
-            if known or self._is_key(argument, objects):
-                self.consume(argument, objects, node, qualified or self._describe(node), state)
+        for argument, objects, strength in found:
+            if strength == KNOWN or self._is_key(argument, objects):
+                via = qualified or self._describe(node)
+                self.consume(argument, objects, node, via, state, weak=strength == WEAK)
         if qualified == FOLD_IN and len(node.args) >= 2:
             self._fold(node, args[0], state)
         if qualified in LOOP_PRIMITIVES:
@@ -783,6 +807,8 @@ class _Walker:
             if qualified in MAKERS:
                 self._seed(node, next(iter(made)))
             return made
+        if qualified.startswith(NO_KEYS):
+            return _NOTHING
         return self.fresh()
 
     def _consumed_arguments(
@@ -792,17 +818,19 @@ class _Walker:
         args: list[frozenset[int]],
         keywords: dict[str | None, frozenset[int]],
         values: dict[int, frozenset[int]],
-    ) -> Iterator[tuple[ast.expr, frozenset[int], bool]]:
-        """(argument, its objects, known to be a key) for each argument the call consumes as a
-        key; an argument not known to be one counts only if it looks like a key."""
+    ) -> Iterator[tuple[ast.expr, frozenset[int], str]]:
+        """(argument, its objects, how sure) for each argument the call consumes as a key: KNOWN
+        (a `jax.random` call, a function of the project), NAMED (a library's `key=`, `init`) or
+        WEAK (a `key=` to a callee jaxlint cannot see); the last two count only for an argument
+        that is, or looks like, a key."""
         if qualified.startswith(RANDOM):
             if qualified in NOT_CONSUMING:
                 return
             if node.args and not isinstance(node.args[0], ast.Starred):
-                yield node.args[0], args[0], True
+                yield node.args[0], args[0], KNOWN
             for keyword in node.keywords:
                 if keyword.arg == "key":
-                    yield keyword.value, keywords["key"], True
+                    yield keyword.value, keywords["key"], KNOWN
             return
         callee = self._callee(node.func, qualified)
         if callee is not None:
@@ -825,11 +853,11 @@ class _Walker:
                 continue
             if isinstance(keyword.value, ast.Dict):  # linen's `apply(..., rngs={"dropout": k})`
                 for value in keyword.value.values:
-                    yield value, values[id(value)], False
-            elif keyword.arg != "rngs" and library:  # `nnx.Rngs` advances on every use
-                yield keyword.value, keywords[keyword.arg], False
+                    yield value, values[id(value)], NAMED
+            elif keyword.arg != "rngs":  # an `nnx.Rngs` advances itself on every use
+                yield keyword.value, keywords[keyword.arg], NAMED if library else WEAK
         if last == "init" and node.args and isinstance(node.func, ast.Attribute):
-            yield node.args[0], args[0], False
+            yield node.args[0], args[0], NAMED
 
     def _is_key(self, argument: ast.expr, objects: frozenset[int]) -> bool:
         if objects & self.flow.keys:
@@ -888,12 +916,19 @@ class _Walker:
         return method, 0 if static else 1
 
     def consume(
-        self, argument: ast.expr, objects: frozenset[int], call: ast.Call, via: str, state: _State
+        self,
+        argument: ast.expr,
+        objects: frozenset[int],
+        call: ast.Call,
+        via: str,
+        state: _State,
+        *,
+        weak: bool = False,
     ) -> None:
         if not objects:
             return
         place = _place(argument)
-        for obj in objects:
+        for obj in objects if not weak else ():
             self.flow.consumers[obj] = self.flow.consumers.get(obj, 0) + 1
             made = self.flow.seeded.get(obj)
             if made is not None and any(frame is made[1] for frame in self.loops):
@@ -910,7 +945,7 @@ class _Walker:
                         loop=frame.node,
                     )
                 )
-        if place is not None:
+        if place is not None and not weak:
             self.consumptions.append((place, next(iter(objects)), call, argument))
             for frame in reversed(self.loops):
                 outer = [o for o in objects if self.flow.birth.get(o, 0) < frame.level]
@@ -923,13 +958,14 @@ class _Walker:
             repeat = all(u.definite for u in uses) or state.depth <= min(
                 u.depth for u in uses if not u.definite
             )
-            first = max(uses, key=lambda u: (u.node.lineno, u.node.col_offset))  # the latest
+            strong = [u for u in uses if not u.weak]
+            first = max(strong or uses, key=lambda u: (u.node.lineno, u.node.col_offset))
             aligned = first.via == via == PERMUTATION  # `x, y` shuffled alike, on purpose
             aligned = aligned or self._other_half(first.node, call, via)
             deliberate = (
                 aligned or self._recomputed(first, call, via) or self._compared(first, call)
             )
-            if repeat and place is not None and not deliberate:
+            if repeat and place is not None and not deliberate and not (weak and not strong):
                 how = (
                     f"split on line {first.node.lineno}"
                     if first.via == SPLIT
@@ -954,8 +990,9 @@ class _Walker:
                 )
         self.flow.keys |= objects
         for obj in objects:
-            if obj not in state.uses:
-                state.uses[obj] = _Use(call, argument, via, True, state.depth)
+            use = state.uses.get(obj)
+            if use is None or (use.weak and not weak):
+                state.uses[obj] = _Use(call, argument, via, True, state.depth, weak)
 
     def _compared(self, first: _Use, call: ast.Call) -> bool:
         """Both results are checked for equality (`assert_allclose(f.init(rng), g.init(rng))`,
@@ -1311,7 +1348,7 @@ def _bound(
     keywords: dict[str | None, frozenset[int]],
     positional: Iterable[str],
     consumed: Iterable[str],
-) -> Iterator[tuple[ast.expr, frozenset[int], bool]]:
+) -> Iterator[tuple[ast.expr, frozenset[int], str]]:
     """The arguments of a call bound to the parameters its callee consumes as keys."""
     consumed = set(consumed)
     if not consumed:
@@ -1321,10 +1358,10 @@ def _bound(
         if isinstance(argument, ast.Starred):
             break
         if position < len(names) and names[position] in consumed:
-            yield argument, args[position], True
+            yield argument, args[position], KNOWN
     for keyword in node.keywords:
         if keyword.arg in consumed:
-            yield keyword.value, keywords[keyword.arg], True
+            yield keyword.value, keywords[keyword.arg], KNOWN
 
 
 def _runs_once(loop: ast.AST, sizes: Mapping[str, int]) -> bool:

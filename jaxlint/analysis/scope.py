@@ -113,6 +113,7 @@ class FunctionInfo:
     local_defs: dict[str, FunctionInfo] = field(default_factory=dict)
     local_names: set[str] = field(default_factory=set)
     loaded_names: set[str] = field(default_factory=set)
+    loaded_attributes: set[str] = field(default_factory=set)  # `x.<name>` read in the body
     declared_outer: set[str] = field(default_factory=set)  # `global` / `nonlocal` names
     trace: TraceKind | None = None
     roots: list[JitRoot] = field(default_factory=list)
@@ -580,6 +581,9 @@ class _IndexBuilder:
                     (c, scope, None, dead) for c in node.bases + node.keywords + node.decorator_list
                 )  # type: ignore[attr-defined]
                 continue
+            elif kind is ast.Attribute:
+                if scope is not None and type(node.ctx) is ast.Load:  # type: ignore[attr-defined]
+                    scope.loaded_attributes.add(node.attr)  # type: ignore[attr-defined]
             elif kind is ast.Assign:
                 if scope is None and owner is None:
                     module_assigns.append(node)  # type: ignore[arg-type]
