@@ -19,6 +19,10 @@ JIT_NAMES = frozenset(q.rsplit(".", 1)[1] for q in JIT_APIS)
 JIT_TEXT = re.compile(rf"\b(?:{'|'.join(sorted(JIT_NAMES))})\b\s*[(,)#\r\n]")
 
 
+# container methods that keep what they are given
+STORING_METHODS = frozenset({"append", "extend", "insert", "setdefault", "add"})
+
+
 class JitOfFreshCallable(Rule):
     code = "JAX302"
     name = "jit-of-fresh-callable"
@@ -71,6 +75,7 @@ class JitOfFreshCallable(Rule):
         # per open loop: the names its target binds to items of a collection (not a count)
         self._items: list[set[str]] = []
         self._calls: set[int] = set()  # `jax.jit(...)` nodes called at once: `jax.jit(g)(x)`
+        self._kept: set[int] = set()  # calls stored into a container as they are made
 
     def visit_For(self, node: cst.For) -> None:
         self._loops.append(self.context.function)
@@ -104,15 +109,34 @@ class JitOfFreshCallable(Rule):
                 what = f"`@{code_of(expression)}` on `{node.name.value}`"
                 self._report(decorator, what, info.parent, captured)
 
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if any(isinstance(t.target, (cst.Subscript, cst.Attribute)) for t in node.targets):
+            self._keep(node.value)  # `fns[name] = jax.jit(...)`
+
+    def _keep(self, value: cst.BaseExpression) -> None:
+        """Note the calls `value` stores as it is made (through list, tuple and dict displays)."""
+        if isinstance(value, cst.Call):
+            self._kept.add(id(value))
+        elif isinstance(value, (cst.List, cst.Tuple, cst.Set)):
+            for element in value.elements:
+                self._keep(element.value)
+        elif isinstance(value, cst.Dict):
+            for element in value.elements:
+                if isinstance(element, cst.DictElement):
+                    self._keep(element.value)
+
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in STORING_METHODS:
+            for argument in node.args:
+                self._keep(argument.value)  # `levels.append({"apply": jax.jit(...)})`
         if isinstance(func, cst.Call):
             self._calls.add(id(func))
         last = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
         if last not in JIT_NAMES or not node.args:
             return  # most calls: no name lookup
         context = self.context
-        if context.resolve(func) not in JIT_APIS:
+        if context.resolve(func) not in JIT_APIS or id(node) in self._kept:
             return
         info = context.function
         if info is None and not self._loops:
@@ -267,7 +291,7 @@ def _kept(call: ast.Call, parents: dict[int, ast.AST]) -> bool:
     return (
         isinstance(parent, ast.Call)
         and isinstance(parent.func, ast.Attribute)
-        and parent.func.attr in ("append", "extend", "insert", "setdefault", "add")
+        and parent.func.attr in STORING_METHODS
         and node is not parent.func
     )
 
