@@ -100,6 +100,8 @@ class JitOfFreshCallable(Rule):
         info = self.context.function
         if info is None or info.parent is None or not self._in_loop_of(info.parent):
             return
+        if self._items and _calls_any(node, self._items[-1]):
+            return  # it calls the loop's item: another program per iteration (see visit_Call)
         for decorator in node.decorators:
             expression = decorator.decorator
             func = expression.func if isinstance(expression, cst.Call) else expression

@@ -8,12 +8,15 @@ import ast
 import libcst as cst
 
 from jaxlint.analysis.jax_api import FILTERING_JITS, REFERENCE_SEMANTICS_APIS
+from jaxlint.analysis.names import dotted_ast
 from jaxlint.analysis.scope import ClassInfo, FunctionInfo
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.engine.rule import Rule
 from jaxlint.rules.jax301_method_rewrite import helper_edit
 
 DATACLASSES = frozenset({"dataclasses.dataclass", "chex.dataclass"})
+# host callbacks: the function they are given runs on the host at every call, not in the trace
+CALLBACKS = frozenset({"io_callback", "pure_callback", "callback", "id_tap"})
 FROZEN_BY_DESIGN = frozenset(
     {"flax.struct.dataclass", "equinox.Module", "typing.NamedTuple", "flax.struct.PyTreeNode"}
 )
@@ -131,8 +134,23 @@ def _called_from(methods: dict[str, FunctionInfo], roots: list[str], receiver: s
 def _self_calls(node: ast.AST, receiver: str) -> set[str]:
     """Names of `self.<name>` the method uses: the methods it calls, or hands to a
     `lax.scan`, a `partial`, a jit, and the properties it assigns, which run their setters
-    (`_called_from` keeps those that are methods)."""
-    return _attributes(node, receiver, ast.Load) | _attributes(node, receiver, ast.Store)
+    (`_called_from` keeps those that are methods). Not a method handed to a host callback
+    (`io_callback(self._save, ...)`): it runs on the host at every call, reading `self` then."""
+    used = _attributes(node, receiver, ast.Load) | _attributes(node, receiver, ast.Store)
+    return used - _callback_methods(node, receiver)
+
+
+def _callback_methods(node: ast.AST, receiver: str) -> set[str]:
+    return {
+        call.args[0].attr
+        for call in ast.walk(node)
+        if isinstance(call, ast.Call)
+        and (dotted_ast(call.func) or "").rsplit(".", 1)[-1] in CALLBACKS
+        and call.args
+        and isinstance(call.args[0], ast.Attribute)
+        and isinstance(call.args[0].value, ast.Name)
+        and call.args[0].value.id == receiver
+    }
 
 
 def _attributes(node: ast.AST, receiver: str, context: type[ast.expr_context]) -> set[str]:

@@ -209,7 +209,12 @@ class TimingWithoutSync(Rule):
         if qualified.startswith(WORK_PREFIXES):
             return True
         if isinstance(call.func, cst.Call) and self.context.resolve(call.func.func) in TRANSFORMS:
-            return True  # `jax.jit(f)(x)`, `jax.vmap(f)(xs)`
+            # `jax.jit(f)(x)`, `jax.vmap(f)(xs)`: work, unless `f` waits for itself
+            wrapped = call.func.args[0].value if call.func.args else None
+            if isinstance(wrapped, cst.Name):
+                info = self.context.index.module_defs.get(wrapped.value)
+                return info is None or not _returns_when_done(info, self.context.index)
+            return True
         return isinstance(call.func, cst.Name) and self._jitted_name(call.func, self.context.index)
 
     def _jitted_name(self, name: cst.Name, index: ModuleIndex) -> bool:
@@ -221,7 +226,9 @@ class TimingWithoutSync(Rule):
             return not any(_returns_when_done(t, index) for t in targets)
         bindings = self.context.reaching_values(name)
         return bool(bindings) and all(
-            isinstance(value, cst.Call) and self.context.resolve(value.func) in JIT_APIS
+            isinstance(value, cst.Call)
+            and self.context.resolve(value.func) in JIT_APIS
+            and self.context.resolve(value.func) not in WAITING_JITS
             for _, value in bindings
         )
 
@@ -245,10 +252,21 @@ def _returns_when_done(function: FunctionInfo, index: ModuleIndex) -> bool:
     (`jax.debug.print`) returns only when it has run."""
     if any(root.api in WAITING_JITS for root in function.roots):
         return True
-    return any(
-        isinstance(node, ast.Call) and index.imports.resolve(dotted_ast(node.func)) in CALLBACKS
-        for node in ast.walk(function.node)
-    )
+    seen, pending = set(), [function]
+    while pending:  # the function, and the module's functions it calls or hands to lax
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        for node in ast.walk(current.node):
+            if (
+                isinstance(node, ast.Call)
+                and index.imports.resolve(dotted_ast(node.func)) in CALLBACKS
+            ):
+                return True
+            if isinstance(node, ast.Name) and node.id in index.module_defs:
+                pending.append(index.module_defs[node.id])
+    return False
 
 
 def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
