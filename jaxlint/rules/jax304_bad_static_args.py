@@ -9,6 +9,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from jaxlint.analysis.cst_text import code_of
+from jaxlint.analysis.jax_api import STATIC_PROJECTIONS
 from jaxlint.analysis.names import ImportTable, dotted_ast
 from jaxlint.analysis.scope import FunctionInfo, JitRoot, ModuleIndex
 from jaxlint.analysis.unit_summary import UnitSummary
@@ -21,22 +22,7 @@ AST_DISPLAYS = (ast.List, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.Dict
 ARRAY_MAKERS = ("jax.numpy.", "jax.random.", "numpy.array", "numpy.asarray", "numpy.zeros")
 ARRAY_TYPES = frozenset({"Array", "ndarray"})
 # `jnp` functions that return shapes, dtypes and type information: hashable, fine as static
-NOT_ARRAYS = frozenset(
-    f"jax.numpy.{name}"
-    for name in (
-        "shape",
-        "ndim",
-        "size",
-        "dtype",
-        "result_type",
-        "promote_types",
-        "finfo",
-        "iinfo",
-        "issubdtype",
-        "can_cast",
-        "isdtype",
-    )
-)
+NOT_ARRAYS = STATIC_PROJECTIONS | {"jax.numpy.shape", "jax.numpy.size"}
 # where a parameter must be a concrete Python int, so marking it static is right whatever its
 # annotation says (`jnp.linspace(0, 1, n)`)
 CONCRETE_USES = frozenset(

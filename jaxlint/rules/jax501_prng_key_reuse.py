@@ -7,37 +7,22 @@ import re
 
 import libcst as cst
 
-from jaxlint.analysis.prng import KeyFinding, anchored_calls, findings_by_call
-from jaxlint.analysis.scope import ModuleIndex
-from jaxlint.analysis.unit_summary import UnitSummary
+from jaxlint.analysis.prng import KeyFinding
+from jaxlint.diagnostics import Span
 from jaxlint.engine.edits import Edit, Refusal
-from jaxlint.engine.rule import Rule, UnitContext
-from jaxlint.rules._prng_edits import key_argument, random_module
+from jaxlint.engine.rule import UnitContext
+from jaxlint.rules._prng_rule import KeyFindingRule, key_argument, random_module
 
 
-class PrngKeyReuse(Rule):
+class PrngKeyReuse(KeyFindingRule):
     code = "JAX501"
     name = "prng-key-reuse"
     severity = "warning"
     fix_kind = "suggestion"
     summary = "one PRNG key consumed twice: the two draws are identical or correlated"
-    host_node_types = (ast.Call,)
-
-    @classmethod
-    def host_text(cls, text: str, index: ModuleIndex) -> bool:
-        return bool(anchored_calls(index, cls.code))
-
-    @classmethod
-    def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
-        return id(node) in anchored_calls(index, cls.code)
-
-    @classmethod
-    def may_apply(cls, unit: UnitSummary) -> bool:
-        return cls.code in unit.host_candidates
 
     def __init__(self, context: UnitContext) -> None:
         super().__init__(context)
-        self.findings = findings_by_call(context.index, self.code)
         self.firsts = {
             context.index.span_of(f.first.func): f for f in self.findings.values() if f.first
         }
@@ -92,18 +77,12 @@ class PrngKeyReuse(Rule):
     def leave_DictComp(self, original_node: cst.DictComp) -> None:
         self.scopes -= 1
 
-    def visit_Call(self, node: cst.Call) -> None:
-        if not self.findings:
-            return
-        start = self.context.span(node.func)
-        first = self.firsts.get(start)
+    def seen_call(self, node: cst.Call, span: Span) -> None:
+        first = self.firsts.get(span)
         if first is not None and self.scopes == 0:
             self.seen[id(first)] = (node, self.statement, self.blocks[-1])
-        finding = self.findings.get(start)
-        if finding is not None:
-            self.report(node, finding.message, fix=self._fix(node, finding))
 
-    def _fix(self, second: cst.Call, finding: KeyFinding) -> Edit | Refusal:
+    def fix(self, second: cst.Call, finding: KeyFinding) -> Edit | Refusal:
         name = finding.key.id if isinstance(finding.key, ast.Name) else None
         if name is None or not isinstance(finding.first_key, ast.Name):
             return Refusal("the key is not a plain local name: split it by hand")

@@ -2,50 +2,21 @@
 
 from __future__ import annotations
 
-import ast
-
 import libcst as cst
 
-from jaxlint.analysis.prng import KeyFinding, anchored_calls, findings_by_call
-from jaxlint.analysis.scope import ModuleIndex
-from jaxlint.analysis.unit_summary import UnitSummary
+from jaxlint.analysis.prng import KeyFinding
 from jaxlint.engine.edits import Edit, Refusal
-from jaxlint.engine.rule import Rule, UnitContext
-from jaxlint.rules._prng_edits import key_argument, random_module
+from jaxlint.rules._prng_rule import KeyFindingRule, key_argument, random_module
 
 
-class PrngKeyInLoop(Rule):
+class PrngKeyInLoop(KeyFindingRule):
     code = "JAX502"
     name = "prng-key-in-loop"
     severity = "warning"
     fix_kind = "suggestion"
     summary = "a PRNG key unchanged across loop iterations: every iteration draws the same numbers"
-    host_node_types = (ast.Call,)
 
-    @classmethod
-    def host_text(cls, text: str, index: ModuleIndex) -> bool:
-        return bool(anchored_calls(index, cls.code))
-
-    @classmethod
-    def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
-        return id(node) in anchored_calls(index, cls.code)
-
-    @classmethod
-    def may_apply(cls, unit: UnitSummary) -> bool:
-        return cls.code in unit.host_candidates
-
-    def __init__(self, context: UnitContext) -> None:
-        super().__init__(context)
-        self.findings = findings_by_call(context.index, self.code)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if not self.findings:
-            return
-        finding = self.findings.get(self.context.span(node.func))
-        if finding is not None:
-            self.report(node, finding.message, fix=self._fix(node, finding))
-
-    def _fix(self, call: cst.Call, finding: KeyFinding) -> Edit | Refusal:
+    def fix(self, call: cst.Call, finding: KeyFinding) -> Edit | Refusal:
         if finding.key is None:
             return Refusal(
                 "make the key once before the loop and fold in the loop index: where the seed "
