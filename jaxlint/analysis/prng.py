@@ -517,6 +517,8 @@ class _Walker:
                 value = self.expr(item.context_expr, state)
                 if item.optional_vars is not None:
                     self.assign(item.optional_vars, None, value, state)
+            if any(_expects_raise(item.context_expr) for item in node.items):
+                return state  # a test of an error: it stops early, perhaps before any use
             return self.block(node.body, state)
         elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
             body = self.block(node.body, state.copy(1))  # type: ignore[attr-defined]
@@ -1395,3 +1397,12 @@ def _method(owner: ClassInfo, name: str) -> FunctionInfo | None:
         if found is not None:
             return found
     return None
+
+
+def _expects_raise(context: ast.expr) -> bool:
+    """`pytest.raises(...)`, `self.assertRaises(...)`: the block is expected to stop at an
+    error, perhaps before it consumes anything."""
+    if not isinstance(context, ast.Call):
+        return False
+    name = (dotted_ast(context.func) or "").rsplit(".", 1)[-1]
+    return name in ("raises", "assertRaises", "assertRaisesRegex")
