@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from jaxlint.analysis.names import ImportTable, ast_target_names, dotted_ast
-from jaxlint.analysis.scope import ClassInfo, FunctionInfo, ModuleIndex
+from jaxlint.analysis.scope import FunctionInfo, ModuleIndex
 from jaxlint.diagnostics import Span
 
 RANDOM = "jax.random."
@@ -911,7 +911,7 @@ class _Walker:
             owner_class = owner.class_info if owner is not None else None
         elif func.value.id in self.instances:  # `env = GridEnv()`, then `env.step(...)`
             owner_class = index.classes.get(self.instances[func.value.id])
-        method = _method(owner_class, func.attr) if owner_class is not None else None
+        method = owner_class.all_methods().get(func.attr) if owner_class is not None else None
         if method is None:
             return None
         static = "builtins.staticmethod" in method.decorator_names
@@ -1386,17 +1386,6 @@ def _runs_once(loop: ast.AST, sizes: Mapping[str, int]) -> bool:
     ):
         return isinstance(iterable.args[0].value, int) and iterable.args[0].value <= 1
     return False
-
-
-def _method(owner: ClassInfo, name: str) -> FunctionInfo | None:
-    """A method of a class of the module, or one it inherits from a base class of the module."""
-    if name in owner.methods:
-        return owner.methods[name]
-    for base in owner.local_bases:
-        found = _method(base, name)
-        if found is not None:
-            return found
-    return None
 
 
 def _expects_raise(context: ast.expr) -> bool:

@@ -80,6 +80,22 @@ class ClassInfo:
     local_bases: list[ClassInfo] = field(default_factory=list)  # base classes of this module
     registered: bool = False
 
+    def all_methods(self) -> dict[str, FunctionInfo]:
+        """Its methods and those it inherits from base classes of the module, each name
+        resolved as Python would (depth first, the class itself first; a base seen once)."""
+        order: list[ClassInfo] = []
+        pending: list[ClassInfo] = [self]
+        while pending:
+            current = pending.pop()
+            if any(current is seen for seen in order):
+                continue
+            order.append(current)
+            pending.extend(reversed(current.local_bases))
+        found: dict[str, FunctionInfo] = {}
+        for class_info in reversed(order):
+            found.update(class_info.methods)
+        return found
+
     @property
     def static_fields(self) -> set[str]:
         """Fields declared static: `x: T = static_field()`, `field(pytree_node=False)`,

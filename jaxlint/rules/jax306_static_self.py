@@ -76,7 +76,7 @@ def _mutability(info: ClassInfo, receiver: str, method: str) -> str | None:
             "a `@dataclass` that is not frozen defines `__eq__` and sets `__hash__` to None: "
             "every call raises ValueError (Non-hashable static arguments are not supported)"
         )
-    methods = _methods(info)
+    methods = info.all_methods()
     traced = _called_from(methods, [method], receiver)
     setup = _called_from(methods, ["__init__"], receiver)  # a base class's too
     read = {a for m in traced for a in _attributes(methods[m].node, receiver, ast.Load)}
@@ -107,15 +107,6 @@ def _mutability(info: ClassInfo, receiver: str, method: str) -> str | None:
     # identity hashing with attributes set only at construction compiles once per instance and
     # is correct (evosax's algorithms): a cost, not a wrong result
     return None
-
-
-def _methods(info: ClassInfo) -> dict[str, FunctionInfo]:
-    """The class's methods, with those it inherits from base classes of the module."""
-    found: dict[str, FunctionInfo] = {}
-    for base in reversed(info.local_bases):
-        found.update(_methods(base))
-    found.update(info.methods)
-    return found
 
 
 def _called_from(methods: dict[str, FunctionInfo], roots: list[str], receiver: str) -> set[str]:

@@ -8,7 +8,7 @@ import re
 import libcst as cst
 
 from jaxlint.analysis.cst_text import code_of
-from jaxlint.analysis.jax_api import JIT_APIS
+from jaxlint.analysis.jax_api import ARRAY_NAMESPACES, JIT_APIS
 from jaxlint.analysis.names import dotted_ast
 from jaxlint.analysis.scope import FunctionInfo, ModuleIndex
 from jaxlint.analysis.unit_summary import UnitSummary
@@ -46,15 +46,6 @@ SYNCS = frozenset(
     }
 )
 SYNC_METHODS = frozenset({"block_until_ready", "item", "tolist", "__array__"})
-# JAX work that is dispatched asynchronously (not `jax.process_index()`, `jax.tree.map`…)
-WORK_PREFIXES = (
-    "jax.numpy.",
-    "jax.lax.",
-    "jax.random.",
-    "jax.nn.",
-    "jax.scipy.",
-    "jax.image.",
-)
 TRANSFORMS = frozenset({"jax.jit", "jax.pmap", "jax.vmap", "jax.grad", "jax.value_and_grad"})
 WAITING_JITS = frozenset({"equinox.filter_jit"})
 CALLBACKS = frozenset(
@@ -206,7 +197,8 @@ class TimingWithoutSync(Rule):
 
     def _is_work(self, call: cst.Call) -> bool:
         qualified = self.context.resolve(call.func) or ""
-        if qualified.startswith(WORK_PREFIXES):
+        # JAX work, dispatched asynchronously (not `jax.process_index()`, `jax.tree.map`…)
+        if qualified.startswith(ARRAY_NAMESPACES):
             return True
         if isinstance(call.func, cst.Call) and self.context.resolve(call.func.func) in TRANSFORMS:
             # `jax.jit(f)(x)`, `jax.vmap(f)(xs)`: work, unless `f` waits for itself
