@@ -124,29 +124,30 @@ def parse_libcst(text: str, path: str) -> Sequence[str]:
 
 
 def load_jaxlint() -> Linter | None:
-    """Return a linter over jaxlint.fixes.pipeline.lint_source, or None if the engine is missing."""
+    """Return a linter that does what one `jaxlint check --no-cache` process does per file."""
     if str(REPO_DIR) not in sys.path:
         sys.path.insert(0, str(REPO_DIR))  # measure this checkout, installed or not
     try:
-        lint_source = importlib.import_module("jaxlint.fixes.pipeline").lint_source
+        files = importlib.import_module("jaxlint.files")
         config = importlib.import_module("jaxlint.engine.config").Config()
-        project = importlib.import_module("jaxlint.analysis.project")
     except (ImportError, AttributeError) as error:
         print(f"jaxlint engine not importable ({error}); measuring ast and libcst only\n")
         return None
-    indexes: dict[Path, object] = {}
+    options: dict[Path, object] = {}
 
     def lint(text: str, path: str) -> Sequence[str]:
         # the project index of the file's package, built (and timed) once per package and run,
-        # as `jaxlint check` builds it before linting
+        # as `jaxlint check` builds it before linting, checking the files as it parses them
         root = top_package(Path(path))
-        if root not in indexes:
-            indexes[root] = project.build_project_index([Path(path)], config.jit_decorators)
-        view = indexes[root].view(path)  # type: ignore[attr-defined]
-        result = lint_source(text, path, config, project=view)
-        return [diagnostic.code for diagnostic in getattr(result, "diagnostics", result)]
+        if root not in options:
+            package_files = sorted(root.rglob("*.py"))
+            options[root] = files.index_project(package_files, config, files.LintOptions())
+        outcome = files.lint_bytes(text.encode("utf-8"), path, config, options[root])
+        if outcome.error:
+            raise RuntimeError(outcome.error)
+        return [diagnostic.code for diagnostic in outcome.diagnostics]
 
-    lint.reset = indexes.clear  # type: ignore[attr-defined]
+    lint.reset = options.clear  # type: ignore[attr-defined]
     return lint
 
 

@@ -17,6 +17,7 @@ from jaxlint.engine.config import Config, ConfigError, load_config, parse_code_l
 from jaxlint.files import (
     FileOutcome,
     LintOptions,
+    index_project,
     lint_bytes,
     lint_paths,
     unapply_fixes,
@@ -142,12 +143,10 @@ def run_check(args: argparse.Namespace) -> int:
         found = discover(file_paths, config)
         discovery_errors.extend(found.errors)
         _record_examples(args, found.files, config, options)
-        from jaxlint.analysis.project import build_project_index
-
         cache_root = None if args.no_cache else _cache_root(file_paths[0])
         python_files = [f for f in found.files if f.suffix == ".py"]
-        project = build_project_index(python_files, config.jit_decorators, cache_root)
-        options = replace(options, project=project, cache_root=cache_root)
+        options = replace(options, cache_root=cache_root)
+        options = index_project(python_files, config, options, check=args.jobs == 1)
         outcomes.extend(lint_paths(found.files, config, options, jobs=args.jobs))
     run = _settle(outcomes, stdin, args)
     run.errors[:0] = discovery_errors

@@ -81,8 +81,9 @@ class Diagnostic:
     def with_fix(self, fix: Fix | None) -> Diagnostic:
         return replace(self, fix=fix)
 
-    def sort_key(self) -> tuple[str, int, int, str]:
-        return (self.path, self.span.line, self.span.column, self.code)
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        # the message last: findings at one place come out in the same order on every run
+        return (self.path, self.span.line, self.span.column, self.code, self.message)
 
     def to_json(self) -> dict[str, Any]:
         """One element of the `--output-format json` array (SPEC §6)."""

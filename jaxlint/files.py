@@ -13,9 +13,9 @@ import os
 import stat
 import tempfile
 import tokenize
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +37,8 @@ class LintOptions:
     verify: bool = True
     project: ProjectIndex | None = None  # functions other modules trace, per file
     cache_root: Path | None = None  # where `.jaxlint_cache` is; None: no cache
+    # resolved path → (text, diagnostics): checks done while the project index parsed the file
+    checked: Mapping[str, tuple[str, tuple[Diagnostic, ...]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,7 @@ def lint_bytes(data: bytes, path: str, config: Config, options: LintOptions) -> 
     except ValueError as error:
         return FileOutcome(path, error=f"{path}: {error}")
     view = options.project.view(path) if options.project else None
+    early = options.checked.get(str(Path(path).resolve())) if options.checked else None
     results, key = None, ""
     if options.cache_root is not None and not options.fix:  # fixes run verification: not cached
         results = Store(options.cache_root, "results")
@@ -111,6 +114,10 @@ def lint_bytes(data: bytes, path: str, config: Config, options: LintOptions) -> 
         if cached is not None:
             diagnostics = tuple(Diagnostic.from_json(d) for d in cached)
             return FileOutcome(path, diagnostics, source, encoding=encoding, digest=digest)
+    if early is not None and early[0] == source:
+        if results is not None:
+            results.put(key, [d.to_json() for d in early[1]])
+        return FileOutcome(path, early[1], source, encoding=encoding, digest=digest)
     try:
         lint = source_linter(path)
         if lint is None:
@@ -142,6 +149,46 @@ def lint_bytes(data: bytes, path: str, config: Config, options: LintOptions) -> 
         encoding=encoding,
         digest=digest,
     )
+
+
+def index_project(
+    python_files: Sequence[Path], config: Config, options: LintOptions, *, check: bool = True
+) -> LintOptions:
+    """Build the project index of the files and return `options` with it.
+
+    With `check` when not fixing, each file is also linted as the index parses it, which saves
+    parsing and indexing it again (in one process: a pool lints in parallel instead); a check
+    is kept where the finished index confirms what it was told."""
+    from jaxlint.analysis.project import ParsedModule, Premise, build_project_index
+
+    checking = check and not options.fix
+    wanted = {str(p.resolve()): str(p) for p in python_files} if checking else {}
+    done: list[tuple[Premise, str, tuple[Diagnostic, ...]]] = []
+
+    def check_parsed(parsed: ParsedModule) -> None:
+        path = wanted.get(parsed.key)
+        if path is None:
+            return
+        from jaxlint.fixes.pipeline import lint_source
+
+        try:
+            result = lint_source(parsed.text, path, config, project=parsed.view, parsed=parsed)
+        except Exception:  # linted again, and reported, the ordinary way
+            return
+        done.append((parsed.premise(), parsed.text, tuple(result.diagnostics)))
+
+    project = build_project_index(
+        python_files,
+        config.jit_decorators,
+        options.cache_root,
+        on_parsed=check_parsed if wanted else None,
+    )
+    checked = {
+        premise.key: (text, diagnostics)
+        for premise, text, diagnostics in done
+        if project.confirms(premise)
+    }
+    return replace(options, project=project, checked=checked)
 
 
 def _view_key(view: ProjectView | None) -> str:

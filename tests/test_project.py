@@ -10,6 +10,8 @@ from pathlib import Path
 
 from jaxlint.analysis.jax_api import TraceKind
 from jaxlint.analysis.project import build_project_index, module_site
+from jaxlint.engine.config import Config
+from jaxlint.files import LintOptions, index_project, lint_path
 
 LOSSES = """
     import jax.numpy as jnp
@@ -193,3 +195,35 @@ def test_a_cached_result_is_dropped_when_a_consumer_elsewhere_changes(tmp_path: 
         textwrap.dedent(NOISE).replace("jax.random.normal(key, x.shape)", "x")
     )
     assert check(tmp_path, "pkg/views.py") == []
+
+
+PLAIN = """
+    import jax
+
+
+    @jax.jit
+    def scaled(x):
+        print("scaling", x)
+        return 2 * x
+"""
+
+
+def test_checks_made_while_indexing_are_kept_only_where_the_finished_index_agrees(
+    tmp_path: Path,
+) -> None:
+    files = {"losses.py": LOSSES, "train.py": TRAIN, "noise.py": NOISE, "views.py": VIEWS}
+    package = make_package(tmp_path, {**files, "plain.py": PLAIN})
+    paths = sorted(package.glob("*.py"))
+    fused = index_project(paths, Config(), LintOptions())
+    # losses.py is indexed before train.py marks `mse` traced; views.py calls a key consumer
+    # of noise.py: both are linted again, the others keep the check made while indexing
+    kept = {Path(key).name for key in fused.checked}
+    assert kept == {"__init__.py", "noise.py", "plain.py", "train.py"}
+    apart = index_project(paths, Config(), LintOptions(), check=False)
+    assert apart.checked == {}
+    for path in paths:
+        expected = lint_path(path, Config(), apart).diagnostics
+        assert lint_path(path, Config(), fused).diagnostics == expected
+    codes = {p.name: [d.code for d in lint_path(p, Config(), fused).diagnostics] for p in paths}
+    assert codes["losses.py"] == ["JAX201"] and codes["views.py"] == ["JAX501"]
+    assert codes["plain.py"] == ["JAX201"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jaxlint.analysis.cst_walk import walk
+
 _EMPTY = cst.Module(body=[])
 
 
@@ -16,7 +18,7 @@ def code_of(node: cst.CSTNode, limit: int = 60) -> str:
 def count_statements(body: cst.CSTNode) -> int:
     """Simple statements in a block, nested blocks included (a nested def counts as one)."""
     counter = _StatementCounter()
-    body.visit(counter)
+    walk(body, counter)
     return counter.count
 
 

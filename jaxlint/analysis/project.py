@@ -9,16 +9,17 @@ transform) in another module are marked traced there. Linting a file then starts
 
 from __future__ import annotations
 
+import ast
 import json
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from jaxlint.analysis.jax_api import TraceKind, TraceReason
 from jaxlint.analysis.prng import KeyConsumer, key_consumers
-from jaxlint.analysis.project_view import ProjectView
-from jaxlint.analysis.scope import build_index
+from jaxlint.analysis.project_view import AskedNames, ProjectView
+from jaxlint.analysis.scope import ModuleIndex, build_index
 from jaxlint.analysis.source import mentions_x64, parse_python, split_lines
 from jaxlint.cache import Store, code_version, key_of
 
@@ -49,6 +50,14 @@ class ProjectIndex:
     # qualified name → (positional parameters, those consumed as PRNG keys)
     key_consumers: dict[str, KeyConsumer] = field(default_factory=dict)
 
+    def confirms(self, premise: Premise) -> bool:
+        """Would the finished index have told an analysis what it was told while the index was
+        being built: no traced functions from outside learnt of later, and no project function
+        it asked about that consumes a key?"""
+        if premise.asked is None or any(name in self.key_consumers for name in premise.asked):
+            return False
+        return self.marks.get(premise.key, {}) == premise.marks
+
     def view(self, path: str) -> ProjectView:
         """What linting `path` needs from the index."""
         key = _key(Path(path))
@@ -57,6 +66,42 @@ class ProjectIndex:
         return ProjectView(
             site.package if site else None, self.marks.get(key, {}), x64, self.key_consumers
         )
+
+
+@dataclass(frozen=True)
+class Premise:
+    """What an analysis of a module was told by an index still being built: the functions
+    traced from outside, and the names of project key consumers it asked about (None: it
+    listed them all)."""
+
+    key: str
+    marks: Mapping[str, tuple[TraceKind, TraceReason]]
+    asked: frozenset[str] | None
+
+
+@dataclass(frozen=True)
+class ParsedModule:
+    """A module as the index parsed it: what linting it would parse and index again.
+
+    Its index was built with `marks` and sees no key consumer of the project; a lint of it is
+    the lint the finished index would give when `ProjectIndex.confirms` its `premise()`."""
+
+    key: str
+    text: str
+    tree: ast.Module
+    index: ModuleIndex
+    marks: Mapping[str, tuple[TraceKind, TraceReason]]
+    view: ProjectView
+
+    def premise(self) -> Premise:
+        """What the analyses of this module so far were told (call it after them)."""
+        asked = self.index.key_consumers
+        if not isinstance(asked, AskedNames) or asked.asked_everything:
+            return Premise(self.key, self.marks, None)
+        return Premise(self.key, self.marks, frozenset(asked.asked))
+
+
+OnParsed = Callable[[ParsedModule], None]
 
 
 def module_site(path: Path) -> ModuleSite:
@@ -95,12 +140,16 @@ def project_files(files: Iterable[Path]) -> list[Path]:
 
 
 def build_project_index(
-    files: Iterable[Path], jit_decorators: tuple[str, ...] = (), cache_root: Path | None = None
+    files: Iterable[Path],
+    jit_decorators: tuple[str, ...] = (),
+    cache_root: Path | None = None,
+    on_parsed: OnParsed | None = None,
 ) -> ProjectIndex:
     """Index the project the files belong to; cheap enough to run before every lint.
 
     With `cache_root`, each module's calls out of its traced code are cached by its bytes and
-    by the marks other modules gave it, so a warm rerun parses nothing.
+    by the marks other modules gave it, so a warm rerun parses nothing. `on_parsed` is given
+    each module the index parses, so a caller can lint it without parsing it again.
     """
     paths = project_files(files)
     index = ProjectIndex()
@@ -126,14 +175,9 @@ def build_project_index(
             break
         changed: set[str] = set()
         for key in pending:
-            outgoing, consumers = _outgoing(
-                sources[key],
-                index.sites[key],
-                key,
-                index.marks.get(key),
-                jit_decorators,
-                store,
-            )
+            outgoing, consumers, parsed = _outgoing(sources[key], index, key, jit_decorators, store)
+            if parsed is not None and on_parsed is not None:
+                on_parsed(parsed)
             if round_number == 0:
                 index.key_consumers.update(consumers)
             caller = index.sites[key].name
@@ -153,18 +197,19 @@ def build_project_index(
 
 def _outgoing(
     data: bytes,
-    site: ModuleSite,
+    project: ProjectIndex,
     path: str,
-    marks: Mapping[str, tuple[TraceKind, TraceReason]] | None,
     jit_decorators: tuple[str, ...],
     store: Store | None,
-) -> tuple[list[tuple[str, TraceKind, TraceReason]], dict[str, KeyConsumer]]:
+) -> tuple[list[tuple[str, TraceKind, TraceReason]], dict[str, KeyConsumer], ParsedModule | None]:
     """What the module's traced code calls in other modules, and its functions that consume
-    PRNG keys (both empty when it does not parse)."""
+    PRNG keys (both empty when it does not parse); and the module, when it was parsed."""
     key = ""
+    site = project.sites[path]
+    marks = project.marks.get(path, {})
     package = site.package
     if store is not None:
-        marked = sorted((n, int(k), r.to_json()) for n, (k, r) in (marks or {}).items())
+        marked = sorted((n, int(k), r.to_json()) for n, (k, r) in marks.items())
         key = key_of(
             code_version(), data, site.name, package or "", json.dumps([jit_decorators, marked])
         )
@@ -172,7 +217,9 @@ def _outgoing(
         if cached is not None:
             calls, consumers = cached
             outgoing = [(q, TraceKind(k), TraceReason.from_json(how)) for q, k, how in calls]
-            return outgoing, {name: (tuple(p), tuple(c)) for name, (p, c) in consumers.items()}
+            consumed = {name: (tuple(p), tuple(c)) for name, (p, c) in consumers.items()}
+            return outgoing, consumed, None
+    parsed = None
     try:
         text = data.decode("utf-8")
         tree = parse_python(text, path)
@@ -182,12 +229,18 @@ def _outgoing(
         module = build_index(
             tree, jit_decorators, split_lines(text), package=package, traced_from_outside=marks
         )
+        module.key_consumers = AskedNames({})
         outgoing = list(module.outgoing)
         consumers = key_consumers(module, site.name)
+        marks = dict(marks)  # later modules may still mark this one
+        view = replace(
+            project.view(path), traced_from_outside=marks, key_consumers=module.key_consumers
+        )
+        parsed = ParsedModule(path, text, tree, module, marks, view)
     if store is not None:
         calls = [(q, int(k), how.to_json()) for q, k, how in outgoing]
         store.put(key, [calls, {name: list(map(list, c)) for name, c in consumers.items()}])
-    return outgoing, consumers
+    return outgoing, consumers, parsed
 
 
 def _owner(qualified: str, by_name: Mapping[str, str]) -> tuple[str, str] | None:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from jaxlint.analysis.jax_api import TraceKind, TraceReason
+
+V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -22,3 +25,26 @@ class ProjectView:
     key_consumers: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(
         default_factory=dict
     )
+
+
+class AskedNames(Mapping[str, V]):
+    """A read-only mapping that remembers which keys were looked up, so that an analysis run
+    before the project index was complete can tell whether the complete index would change
+    its result: only keys that were asked can (`asked_everything` if it was iterated)."""
+
+    def __init__(self, inner: Mapping[str, V]) -> None:
+        self._inner = inner
+        self.asked: set[str] = set()
+        self.asked_everything = False
+
+    def __getitem__(self, key: str) -> V:
+        self.asked.add(key)
+        return self._inner[key]
+
+    def __iter__(self) -> Iterator[str]:
+        self.asked_everything = True
+        return iter(self._inner)
+
+    def __len__(self) -> int:
+        self.asked_everything = True
+        return len(self._inner)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.jax_api import TraceKind
 from jaxlint.analysis.names import dotted_cst
 from jaxlint.analysis.scope import FunctionInfo, ModuleIndex
@@ -51,7 +52,7 @@ class Frame:
         """What the `if`s of this function say about the nodes under them (see _Branches)."""
         if self._branches is None:
             self._branches = _Branches(self.resolve)
-            self.node.visit(self._branches)
+            walk(self.node, self._branches)
         return self._branches
 
     @property
@@ -379,7 +380,7 @@ class _Branches(cst.CSTVisitor):
 
 def _collect(branch: cst.CSTNode | None, into: set[int]) -> None:
     if branch is not None:
-        branch.visit(_Collect(into))
+        walk(branch, _Collect(into))
 
 
 class _Collect(cst.CSTVisitor):

@@ -13,6 +13,7 @@ from enum import IntEnum
 
 import libcst as cst
 
+from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.docstrings import documented_kind
 from jaxlint.analysis.jax_api import (
     ARRAY_ANNOTATIONS,
@@ -230,7 +231,7 @@ class FunctionValues:
 
     def _collect_evidence(self) -> None:
         collector = _EvidenceCollector(self)
-        self.node.body.visit(collector)
+        walk(self.node.body, collector)
         self._bindings = collector.bindings
         self._order_of = collector.order_of
         self._block_of = collector.block_of
@@ -607,7 +608,7 @@ LAX_LOOP_APIS = frozenset(
 def _calls(body: cst.CSTNode, name: str) -> bool:
     """Is `name(...)` called somewhere in `body`?"""
     finder = _CallFinder(name)
-    body.visit(finder)
+    walk(body, finder)
     return finder.found
 
 
@@ -648,7 +649,7 @@ def _used_as_object(
 ) -> bool:
     """Is `name` used as a Python object in `node`: a non-array attribute read, `isinstance`?"""
     finder = _ObjectUse(name, resolve)
-    node.visit(finder)
+    walk(node, finder)
     return finder.found
 
 

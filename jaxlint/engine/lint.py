@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
+from jaxlint.analysis.cst_walk import walk
+from jaxlint.analysis.project import ParsedModule
 from jaxlint.analysis.project_view import ProjectView
 from jaxlint.analysis.scope import FunctionInfo, ModuleIndex, build_index
 from jaxlint.analysis.source import mentions_jax, mentions_x64, parse_python, split_lines
@@ -58,14 +60,20 @@ def analyze(
     config: Config,
     rules: list[type[Rule]],
     project: ProjectView | None = None,
+    parsed: ParsedModule | None = None,
 ) -> AnalyzedSource:
-    """Parse, index, and run `rules` over every unit that holds traced code."""
-    lines = split_lines(source)
-    try:
-        tree = parse_python(source, path)
-    except (SyntaxError, ValueError) as error:
-        return AnalyzedSource(source, lines, None, [], syntax_error=_syntax_error(error, path))
-    index = _index(tree, config, lines, project)
+    """Parse, index, and run `rules` over every unit that holds traced code; `parsed` is the
+    module as the project index parsed and indexed it, for `project` = `parsed.view`."""
+    if parsed is not None:
+        tree, lines, index = parsed.tree, parsed.index.lines, parsed.index
+        _project_facts(index, project)
+    else:
+        lines = split_lines(source)
+        try:
+            tree = parse_python(source, path)
+        except (SyntaxError, ValueError) as error:
+            return AnalyzedSource(source, lines, None, [], syntax_error=_syntax_error(error, path))
+        index = _index(tree, config, lines, project)
     findings: list[Finding] = []
     if not rules:
         return AnalyzedSource(source, lines, index, findings)
@@ -167,9 +175,15 @@ def _index(
         package=project.package,
         traced_from_outside=project.traced_from_outside,
     )
-    index.enables_x64 = project.enables_x64 or any(mentions_x64(line) for line in lines)
-    index.key_consumers = project.key_consumers
+    _project_facts(index, project)
     return index
+
+
+def _project_facts(index: ModuleIndex, project: ProjectView | None) -> None:
+    """What the index learns from the project: x64 and the project's key consumers."""
+    project = project or ProjectView()
+    index.enables_x64 = project.enables_x64 or any(mentions_x64(line) for line in index.lines)
+    index.key_consumers = project.key_consumers
 
 
 def run_rules(
@@ -184,7 +198,7 @@ def run_rules(
     """One batched traversal of `module` by every rule; returns their findings."""
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     context = UnitContext(index, config, path, wrapper, line_offset, functions)
-    module.visit(_BatchedTraversal(context, [rule(context) for rule in rules]))
+    walk(module, _BatchedTraversal(context, [rule(context) for rule in rules]))
     return context.findings
 
 
@@ -203,11 +217,15 @@ def check_source(
     *,
     project: ProjectView | None = None,
     fixes: Callable[[Finding], object] | None = None,
+    parsed: ParsedModule | None = None,
 ) -> LintResult:
-    """Lint one source text without changing it; `fixes` annotates each finding's diagnostic."""
+    """Lint one source text without changing it; `fixes` annotates each finding's diagnostic.
+    With `parsed` (the project index's parse of this text), `project` is `parsed.view`."""
+    if parsed is not None:
+        project = parsed.view
     if not should_lint(source, config, project):
         return LintResult([])
-    analyzed = analyze(source, path, config, enabled_rules(config, path), project)
+    analyzed = analyze(source, path, config, enabled_rules(config, path), project, parsed)
     diagnostics = to_diagnostics(analyzed, path, config, fixes=fixes)
     return LintResult(diagnostics, findings=analyzed.findings)
 

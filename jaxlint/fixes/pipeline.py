@@ -13,6 +13,7 @@ from dataclasses import replace
 
 import libcst as cst
 
+from jaxlint.analysis.project import ParsedModule
 from jaxlint.analysis.project_view import ProjectView
 from jaxlint.diagnostics import Diagnostic, Fix
 from jaxlint.engine import suppression
@@ -45,14 +46,18 @@ def lint_source(
     unsafe_fixes: bool = False,
     verify: bool = True,
     project: ProjectView | None = None,
+    parsed: ParsedModule | None = None,
 ) -> LintResult:
     """Lint one source text; with `fix`, also rewrite it.
 
     `project` carries what the project index found for this file (functions other modules
-    trace); without it the file is analysed alone.
+    trace); without it the file is analysed alone. A check (not a fix) may start from
+    `parsed`, the project index's parse of this very text.
     """
     if not fix:
-        return check_source(source, path, config, project=project, fixes=fix_status_for_check)
+        return check_source(
+            source, path, config, project=project, fixes=fix_status_for_check, parsed=parsed
+        )
     if not should_lint(source, config, project):
         return LintResult([])
     rules = enabled_rules(config, path)

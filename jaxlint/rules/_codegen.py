@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from jaxlint.analysis.cst_walk import walk
 from jaxlint.engine.edits import Edit, ImportSpec
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ def fresh_name(base: str, taken: set[str]) -> str:
 def names_in(node: cst.CSTNode) -> set[str]:
     """Every identifier (`Name`) that appears in a node."""
     collector = _NameCollector()
-    node.visit(collector)
+    walk(node, collector)
     return collector.names
 
 

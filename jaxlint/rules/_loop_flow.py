@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.jax_api import ELEMENTWISE
 from jaxlint.analysis.names import target_names
 from jaxlint.rules._codegen import names_in
@@ -39,7 +40,7 @@ def forbidden(body: cst.IndentedBlock, context: UnitContext, allow_appends: bool
 
     `allow_appends`: `out.append(v)` is allowed (a scan stacks it as an output)."""
     finder = _ForbiddenFinder(context, allow_appends)
-    body.visit(finder)
+    walk(body, finder)
     return finder.problem
 
 
@@ -124,7 +125,7 @@ class LoopFlow(cst.CSTVisitor):
             if isinstance(statement, cst.SimpleStatementLine)
             for small in statement.body
         }
-        function.body.visit(flow)
+        walk(function.body, flow)
         return flow
 
     def visit_For(self, node: cst.For) -> None:
@@ -236,7 +237,7 @@ def carried_names(
 
 def stores(node: cst.CSTNode) -> set[str]:
     finder = _StoreFinder()
-    node.visit(finder)
+    walk(node, finder)
     return finder.names
 
 

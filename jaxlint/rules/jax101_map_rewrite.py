@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.values import Kind
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal
 from jaxlint.engine.rule import UnitContext
@@ -86,7 +87,7 @@ def _edit(
 
 def _has_walrus(node: cst.CSTNode) -> bool:
     finder = _WalrusFinder()
-    node.visit(finder)
+    walk(node, finder)
     return finder.found
 
 

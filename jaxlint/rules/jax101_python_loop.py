@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.cst_text import code_of, count_statements
+from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.jax_api import CONSTANT_CONSTRUCTORS
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
@@ -121,7 +122,7 @@ class PythonLoopOverArray(Rule):
         element into a Python number (`v.item()`, `int(v)`) runs on concrete values: were they
         traced it would raise, which is another rule's finding."""
         finder = _TracedWork(self.context, names_in(target) if target is not None else set())
-        body.visit(finder)
+        walk(body, finder)
         return finder.found and not finder.concretized
 
     def array_length_source(

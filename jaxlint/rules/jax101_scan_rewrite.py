@@ -17,6 +17,7 @@ from typing import Literal
 
 import libcst as cst
 
+from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.values import Kind
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal, Replacement
 from jaxlint.engine.rule import UnitContext
@@ -236,7 +237,7 @@ def _loop_shape(loop: cst.For, context: UnitContext) -> _Loop | Refusal:
     simple = arguments[1:] if len(arguments) == 2 and _is_zero(arguments[0]) else arguments
     length_array = _leading_length_of(simple[0], context) if len(simple) == 1 else None
     uses = _IndexUses(index, context)
-    loop.body.visit(uses)
+    walk(loop.body, uses)
     offsets = {offset for _, offset in uses.rows}
     if length_array is not None and offsets <= {0}:
         # scan over the rows `x[i]` reads; an index also used otherwise (`i % 4`) is carried too
@@ -300,7 +301,7 @@ def _static_index_use(body: cst.CSTNode, index: str, context: UnitContext) -> st
     not as a slice bound, in a Python builtin (`range`, `int`, `len`) or passed to other code.
     """
     finder = _StaticIndexUse(index, context)
-    body.visit(finder)
+    walk(body, finder)
     return finder.found
 
 
@@ -385,7 +386,7 @@ class _IndexUses(cst.CSTVisitor):
             if (node.value.value, offset) not in self.rows:
                 self.rows.append((node.value.value, offset))
             for element in node.slice[1:]:
-                element.visit(self)
+                walk(element, self)
             return False
         return True
 
@@ -448,7 +449,7 @@ def _appends(
     nested = _NestedAppends()
     for statement in statements:
         if id(statement) not in top_level:
-            statement.visit(nested)
+            walk(statement, nested)
     if nested.found:
         return Refusal(
             "a list is appended to conditionally (use jnp.where masks and fixed-size outputs)"
@@ -497,7 +498,7 @@ def _uses_after(
 ) -> list[cst.Call] | Refusal:
     """The `jnp.stack(out)`-style calls after the loop; any other use of `out` is refused."""
     finder = _AfterUses(loop, lists, context)
-    function.body.visit(finder)
+    walk(function.body, finder)
     if finder.problem:
         return Refusal(finder.problem)
     return finder.calls
@@ -833,8 +834,8 @@ def _carry_start(
     updates = UpdateFinder(name)
     reads = CarryReads(name, context)
     for statement in statements:
-        statement.visit(updates)
-        statement.visit(reads)
+        walk(statement, updates)
+        walk(statement, reads)
     if not updates.found or reads.other_use:
         return CarryStart("as_written")
     if reads.contracted:

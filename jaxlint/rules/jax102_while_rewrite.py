@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.values import Kind
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal
 from jaxlint.engine.rule import UnitContext
@@ -136,9 +137,9 @@ def _widened(
         updates = UpdateFinder(name)
         reads = CarryReads(name, context)
         for statement in statements:
-            statement.visit(updates)
-            statement.visit(reads)
-        test.visit(reads)
+            walk(statement, updates)
+            walk(statement, reads)
+        walk(test, reads)
         if not updates.found or reads.other_use:
             continue
         moving = set(carries) - {name}

@@ -16,6 +16,7 @@ import ast
 import libcst as cst
 
 from jaxlint.analysis.cst_text import code_of
+from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.jax_api import SHAPED
 from jaxlint.analysis.scope import FunctionInfo
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal
@@ -181,7 +182,7 @@ def _partial_spelling(context: UnitContext) -> tuple[str, tuple[ImportSpec, ...]
 def _non_static_use(function: cst.FunctionDef, param: str, context: UnitContext) -> str | None:
     """How `param` is used other than as a concrete value, or None when it never is."""
     finder = _Uses(param, context)
-    function.body.visit(finder)
+    walk(function.body, finder)
     return finder.problem
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.jax_api import SHAPE_PROJECTIONS
 from jaxlint.analysis.query import Frame
 from jaxlint.analysis.unit_summary import UnitSummary
@@ -107,7 +108,7 @@ class PrintInTraced(Rule):
         cached = cache.get(id(root))
         if cached is None or cached[0] is not root:
             counter = _PrintCounter()
-            root.node.visit(counter)
+            walk(root.node, counter)
             cached = cache[id(root)] = (root, counter)
         counter = cached[1]
         return counter.count > 1 or call in counter.in_loops
@@ -207,7 +208,7 @@ class PrintedValues:
         cached = cache.get(id(frame))
         if cached is None or cached[0] is not frame:
             collector = _BindingCollector()
-            frame.node.body.visit(collector)
+            walk(frame.node.body, collector)
             cached = cache[id(frame)] = (frame, collector.bindings)
         return cached[1]
 

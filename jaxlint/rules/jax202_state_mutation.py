@@ -12,6 +12,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.cst_text import code_of
+from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.scope import FunctionInfo
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.engine.rule import Rule, UnitContext
@@ -184,7 +185,7 @@ def _accumulates(statement: cst.CSTNode, target: cst.BaseExpression) -> bool:
         return False
     wanted = code_of(target)
     finder = _ReadOf(wanted)
-    value.visit(finder)
+    walk(value, finder)
     return finder.found
 
 

@@ -8,6 +8,7 @@ import re
 import libcst as cst
 
 from jaxlint.analysis.cst_text import code_of
+from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.names import dotted_ast
 from jaxlint.analysis.scope import ModuleIndex
 from jaxlint.analysis.unit_summary import UnitSummary
@@ -344,7 +345,7 @@ def _alias(function: cst.CSTNode | None, name: str) -> str | None:
     if function is None:
         return None
     finder = _AliasFinder(name)
-    function.visit(finder)
+    walk(function, finder)
     return finder.found
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.scope import ClassInfo, JitRoot
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal
 from jaxlint.engine.rule import UnitContext
@@ -132,7 +133,7 @@ def helper_edit(method: cst.FunctionDef, root: JitRoot, context: UnitContext) ->
         if qualified in ARRAY_MODULES
     }
     uses = _SelfUses(receiver, _unconditional_reads(method.body), modules)
-    method.body.visit(uses)
+    walk(method.body, uses)
     if uses.problem:
         return Refusal(uses.problem)
     signature = _Signature.of(method.params)
@@ -320,7 +321,7 @@ class _SelfUses(cst.CSTVisitor):
         if isinstance(func, cst.Name) and func.value in PYTHON_VALUE_CALLS:
             self._static_depth += 1
             for argument in node.args:
-                argument.visit(self)
+                walk(argument, self)
             self._static_depth -= 1
             return False
         positions = self._static_positions(func)
@@ -331,7 +332,7 @@ class _SelfUses(cst.CSTVisitor):
                 static = not argument.star and (positions is None or position in positions)
             if static:
                 self._static_depth += 1
-                argument.value.visit(self)
+                walk(argument.value, self)
                 self._static_depth -= 1
         return True
 
@@ -358,16 +359,16 @@ class _SelfUses(cst.CSTVisitor):
             for c in node.comparisons
         ):
             depth, self._static_depth = self._static_depth, 0
-            node.left.visit(self)
+            walk(node.left, self)
             for comparison in node.comparisons:
-                comparison.comparator.visit(self)
+                walk(comparison.comparator, self)
             self._static_depth = depth
             return False
         return True
 
     def _static_test(self, test: cst.BaseExpression) -> None:
         self._static_depth += 1
-        test.visit(self)
+        walk(test, self)
         self._static_depth -= 1
 
     def visit_If(self, node: cst.If) -> None:
@@ -438,21 +439,21 @@ def _unconditional_reads(body: cst.BaseSuite) -> set[cst.CSTNode]:
     first, lambdas and comprehensions."""
     collector = _Unconditional()
     if isinstance(body, cst.SimpleStatementSuite):  # `def f(self, x): return ...`
-        body.visit(collector)
+        walk(body, collector)
         return set(collector.nodes)
     for statement in body.body:
         if isinstance(statement, cst.SimpleStatementLine):
-            statement.visit(collector)
+            walk(statement, collector)
             if any(isinstance(s, (cst.Return, cst.Raise)) for s in statement.body):
                 break
             continue
         if isinstance(statement, (cst.If, cst.While)):
-            statement.test.visit(collector)
+            walk(statement.test, collector)
         elif isinstance(statement, cst.For):
-            statement.iter.visit(collector)
+            walk(statement.iter, collector)
         elif isinstance(statement, cst.With):
             for item in statement.items:
-                item.item.visit(collector)
+                walk(item.item, collector)
         break
     return set(collector.nodes)
 
@@ -466,11 +467,11 @@ class _Unconditional(cst.CSTVisitor):
         self.nodes.append(node)
 
     def visit_IfExp(self, node: cst.IfExp) -> bool:
-        node.test.visit(self)
+        walk(node.test, self)
         return False
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> bool:
-        node.left.visit(self)
+        walk(node.left, self)
         return False
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:

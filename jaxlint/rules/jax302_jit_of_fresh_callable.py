@@ -8,6 +8,7 @@ import re
 import libcst as cst
 
 from jaxlint.analysis.cst_text import code_of
+from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.jax_api import JIT_APIS
 from jaxlint.analysis.names import dotted_ast, target_names
 from jaxlint.analysis.scope import FunctionInfo, ModuleIndex
@@ -277,7 +278,7 @@ def _calls_any(callable_: cst.BaseExpression, names: set[str]) -> bool:
                 if isinstance(first, cst.Name) and first.value in names:
                     found = True
 
-    callable_.visit(_Calls())
+    walk(callable_, _Calls())
     return found
 
 

@@ -7,6 +7,7 @@ import re
 
 import libcst as cst
 
+from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.prng import KeyFinding
 from jaxlint.diagnostics import Span
 from jaxlint.engine.edits import Edit, Refusal
@@ -151,5 +152,5 @@ def _contains(tree: cst.CSTNode, target: cst.CSTNode) -> bool:
                 found = True
             return not found
 
-    tree.visit(_Find())
+    walk(tree, _Find())
     return found
