@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from jaxlint.cache import Store, code_version, key_of
 from jaxlint.diagnostics import Diagnostic
 from jaxlint.engine.config import Config
+from jaxlint.engine.registry import ENGINE_CODES, all_rules
 
 if TYPE_CHECKING:
     from jaxlint.analysis.project import ProjectIndex
@@ -37,8 +38,18 @@ class LintOptions:
     verify: bool = True
     project: ProjectIndex | None = None  # functions other modules trace, per file
     cache_root: Path | None = None  # where `.jaxlint_cache` is; None: no cache
-    # resolved path → (text, diagnostics): checks done while the project index parsed the file
-    checked: Mapping[str, tuple[str, tuple[Diagnostic, ...]]] = field(default_factory=dict)
+    # resolved path → the check made while the project index parsed the file
+    checked: Mapping[str, EarlyCheck] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EarlyCheck:
+    """A check made while the project index parsed a file: the text it read, its diagnostics,
+    and the codes whose diagnostics must be made again (the index learnt more after it)."""
+
+    text: str
+    diagnostics: tuple[Diagnostic, ...]
+    redo: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -114,10 +125,16 @@ def lint_bytes(data: bytes, path: str, config: Config, options: LintOptions) -> 
         if cached is not None:
             diagnostics = tuple(Diagnostic.from_json(d) for d in cached)
             return FileOutcome(path, diagnostics, source, encoding=encoding, digest=digest)
-    if early is not None and early[0] == source:
+    if early is not None and early.text == source and not early.redo:
         if results is not None:
-            results.put(key, [d.to_json() for d in early[1]])
-        return FileOutcome(path, early[1], source, encoding=encoding, digest=digest)
+            results.put(key, [d.to_json() for d in early.diagnostics])
+        return FileOutcome(path, early.diagnostics, source, encoding=encoding, digest=digest)
+    if early is not None and early.text == source:
+        # only the rules whose findings the finished index changes run again
+        others = tuple(sorted(set(all_rules()) - early.redo))
+        config = replace(config, ignore=config.ignore + others)
+    else:
+        early = None
     try:
         lint = source_linter(path)
         if lint is None:
@@ -139,11 +156,14 @@ def lint_bytes(data: bytes, path: str, config: Config, options: LintOptions) -> 
 
             message += "\n" + traceback.format_exc()
         return FileOutcome(path, source=source, digest=digest, error=message)
+    diagnostics = tuple(result.diagnostics)
+    if early is not None:
+        diagnostics = tuple(sorted(early.diagnostics + diagnostics, key=Diagnostic.sort_key))
     if results is not None:
-        results.put(key, [d.to_json() for d in result.diagnostics])
+        results.put(key, [d.to_json() for d in diagnostics])
     return FileOutcome(
         path,
-        diagnostics=tuple(result.diagnostics),
+        diagnostics=diagnostics,
         source=source,
         fixed_source=result.fixed_source,
         encoding=encoding,
@@ -158,7 +178,8 @@ def index_project(
 
     With `check` when not fixing, each file is also linted as the index parses it, which saves
     parsing and indexing it again (in one process: a pool lints in parallel instead); a check
-    is kept where the finished index confirms what it was told."""
+    is kept where the finished index confirms what it was told, and made again for the rules
+    that read the project's key consumers where only those turned out different."""
     from jaxlint.analysis.project import ParsedModule, Premise, build_project_index
 
     checking = check and not options.fix
@@ -183,11 +204,17 @@ def index_project(
         options.cache_root,
         on_parsed=check_parsed if wanted else None,
     )
-    checked = {
-        premise.key: (text, diagnostics)
-        for premise, text, diagnostics in done
-        if project.confirms(premise)
-    }
+    key_rules = {code for code, rule in all_rules().items() if rule.reads_key_consumers}
+    checked = {}
+    for premise, text, diagnostics in done:
+        if project.confirms(premise):
+            checked[premise.key] = EarlyCheck(text, diagnostics)
+        elif project.confirms(premise, key_consumers=False) and all(
+            d.code not in ENGINE_CODES
+            for d in diagnostics  # a unit libcst fails ends a check
+        ):
+            kept = tuple(d for d in diagnostics if d.code not in key_rules)
+            checked[premise.key] = EarlyCheck(text, kept, frozenset(key_rules))
     return replace(options, project=project, checked=checked)
 
 

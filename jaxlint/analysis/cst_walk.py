@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Sequence
 
 import libcst as cst
 
@@ -78,7 +77,7 @@ def walk(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
             if isinstance(child, cst.CSTNode):
                 if type(child) not in TRIVIA:
                     walk(child, visitor)
-            elif isinstance(child, Sequence) and not isinstance(child, str):
+            elif type(child) is tuple or type(child) is list:  # libcst's sequences
                 for item in child:
                     if isinstance(item, cst.CSTNode) and type(item) not in TRIVIA:
                         walk(item, visitor)

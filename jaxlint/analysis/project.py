@@ -49,20 +49,26 @@ class ProjectIndex:
     x64_by_program: dict[str, bool] = field(default_factory=dict)
     # qualified name → (positional parameters, those consumed as PRNG keys)
     key_consumers: dict[str, KeyConsumer] = field(default_factory=dict)
+    # folder → its top-level package folder (see `_program`), as this index found them
+    _package_tops: dict[str, str | None] = field(default_factory=dict, repr=False)
 
-    def confirms(self, premise: Premise) -> bool:
+    def confirms(self, premise: Premise, *, key_consumers: bool = True) -> bool:
         """Would the finished index have told an analysis what it was told while the index was
-        being built: no traced functions from outside learnt of later, and no project function
-        it asked about that consumes a key?"""
-        if premise.asked is None or any(name in self.key_consumers for name in premise.asked):
+        being built: no traced functions from outside learnt of later, and (unless not asked)
+        no project function it asked about that consumes a key?"""
+        if self.marks.get(premise.key, {}) != premise.marks:
             return False
-        return self.marks.get(premise.key, {}) == premise.marks
+        if not key_consumers:
+            return True
+        return premise.asked is not None and not any(
+            name in self.key_consumers for name in premise.asked
+        )
 
     def view(self, path: str) -> ProjectView:
         """What linting `path` needs from the index."""
         key = _key(Path(path))
         site = self.sites.get(key)
-        x64 = self.x64_by_program.get(_program(Path(path)), False)
+        x64 = self.x64_by_program.get(_program(Path(path), self._package_tops), False)
         return ProjectView(
             site.package if site else None, self.marks.get(key, {}), x64, self.key_consumers
         )
@@ -167,7 +173,7 @@ def build_project_index(
         except OSError:
             continue
         by_name[site.name] = key
-    index.x64_by_program = _x64_by_program(sources)
+    index.x64_by_program = _x64_by_program(sources, index._package_tops)
     store = Store(cache_root, "index") if cache_root is not None else None
     pending = list(sources)
     for round_number in range(MAX_ROUNDS):
@@ -273,25 +279,34 @@ X64_CONFIGURATION = (
 PACKAGE_DEPTH = 6  # how far up a module looks for the package it belongs to
 
 
-def _program(path: Path) -> str:
+def _program(path: Path, tops: dict[str, str | None]) -> str:
     """The top-level package folder holding `path` (the highest folder with an `__init__.py`
     a few levels up, through folders without one, as in `pkg/_src/stats/mod.py`), or the file
     itself outside any package: what one
     `jax.config.update` reaches (every module of a package imports its `__init__`)."""
     path = path.resolve()
+    top = _package_top(str(path.parent), tops)
+    return top if top is not None else str(path)
+
+
+def _package_top(folder: str, tops: dict[str, str | None]) -> str | None:
+    # asked for every module of a folder, and each answer costs a few `stat`s
+    if folder in tops:
+        return tops[folder]
     top = None
-    for depth, folder in enumerate(path.parents):
+    for depth, parent in enumerate([Path(folder), *Path(folder).parents]):
         if depth >= PACKAGE_DEPTH:
             break
-        if (folder / "__init__.py").is_file():
-            top = folder
-    return str(top if top is not None else path)
+        if (parent / "__init__.py").is_file():
+            top = str(parent)
+    tops[folder] = top
+    return top
 
 
-def _x64_by_program(sources: Mapping[str, bytes]) -> dict[str, bool]:
+def _x64_by_program(sources: Mapping[str, bytes], tops: dict[str, str | None]) -> dict[str, bool]:
     found: dict[str, bool] = {}
     for key, data in sources.items():
-        program = _program(Path(key))
+        program = _program(Path(key), tops)
         if not found.get(program):
             found[program] = mentions_x64(data.decode("utf-8", "replace"))
     roots: dict[Path, Path | None] = {}

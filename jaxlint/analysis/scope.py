@@ -39,6 +39,15 @@ from jaxlint.diagnostics import Span
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 _FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+# nodes with nothing under them that the structure pass records: not worth a visit
+_CHILDLESS = frozenset(
+    {ast.Load, ast.Store, ast.Del, ast.Constant}
+    | {
+        kind
+        for base in (ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+        for kind in base.__subclasses__()
+    }
+)
 _CONTAINER_DISPLAYS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
 _CONTAINER_FACTORIES = frozenset(
     {
@@ -618,9 +627,9 @@ class _IndexBuilder:
                             stack.append((item, scope, inner_owner, gone))
                         continue
                     for item in reversed(value):
-                        if isinstance(item, ast.AST):
+                        if isinstance(item, ast.AST) and type(item) not in _CHILDLESS:
                             stack.append((item, scope, inner_owner, dead))
-                elif isinstance(value, ast.AST):
+                elif isinstance(value, ast.AST) and type(value) not in _CHILDLESS:
                     stack.append((value, scope, inner_owner, dead))
 
     def _add_class(self, node: ast.ClassDef, parent: FunctionInfo | None) -> None:

@@ -122,8 +122,9 @@ def host_candidates(
     ]
     for chunk in chunks:
         first = min([chunk.lineno] + [d.lineno for d in getattr(chunk, "decorator_list", [])])
-        text = "".join(lines[first - 1 : chunk.end_lineno or chunk.lineno])
-        here = [rule for rule in asking if rule.host_text(text, index)]
+        last = chunk.end_lineno or chunk.lineno
+        text = "".join(lines[first - 1 : last])
+        here = [rule for rule in asking if rule.host_text(text, index, range(first, last + 1))]
         if not here:
             continue
         types = tuple({t for rule in here for t in rule.host_node_types})

@@ -37,6 +37,10 @@ class Rule:
     # `ast` node types `host_candidate` is asked about, for a rule that also looks outside
     # traced code (see `host_candidate`); empty for rules of traced code only.
     host_node_types: ClassVar[tuple[type[ast.AST], ...]] = ()
+    # the findings depend on which functions of other modules consume PRNG keys
+    # (ModuleIndex.key_consumers): a check made before the project index knew them all is
+    # redone for this rule alone
+    reads_key_consumers: ClassVar[bool] = False
 
     _declared: ClassVar[list[type[Rule]]] = []
 
@@ -62,9 +66,10 @@ class Rule:
         return True
 
     @classmethod
-    def host_text(cls, text: str, index: ModuleIndex) -> bool:
-        """Can the source text of a top-level statement hold a candidate at all (`".at["`
-        for JAX205)? A cheap filter before its nodes are walked; the default walks them."""
+    def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
+        """Can the source text of a top-level statement (on `lines`) hold a candidate at all
+        (`".at["` for JAX205)? A cheap filter before its nodes are walked; the default walks
+        them."""
         return True
 
     @classmethod

@@ -8,7 +8,7 @@ from typing import ClassVar
 
 import libcst as cst
 
-from jaxlint.analysis.prng import KeyFinding, anchored_calls, findings_by_call
+from jaxlint.analysis.prng import KeyFinding, anchored_calls, findings_by_call, key_findings
 from jaxlint.analysis.scope import ModuleIndex
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.diagnostics import Span
@@ -22,10 +22,15 @@ class KeyFindingRule(Rule):
 
     code: ClassVar[str]
     host_node_types = (ast.Call,)
+    reads_key_consumers = True
 
     @classmethod
-    def host_text(cls, text: str, index: ModuleIndex) -> bool:
-        return bool(anchored_calls(index, cls.code))
+    def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
+        anchored = index.memoized(
+            ("prng-anchor-lines", cls.code),
+            lambda: sorted(f.node.lineno for f in key_findings(index) if f.code == cls.code),
+        )
+        return any(line in lines for line in anchored)
 
     @classmethod
     def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:

@@ -59,7 +59,7 @@ class InPlaceUpdate(Rule):
     host_node_types = (ast.Assign, ast.AugAssign)
 
     @classmethod
-    def host_text(cls, text: str, index: ModuleIndex) -> bool:
+    def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
         return SUBSCRIPT_STORE.search(text) is not None and any(
             f"{alias}." in text for alias in _jax_aliases(index)
         )

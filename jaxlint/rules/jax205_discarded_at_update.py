@@ -27,7 +27,7 @@ class DiscardedAtUpdate(Rule):
     host_node_types = (ast.Expr,)
 
     @classmethod
-    def host_text(cls, text: str, index: ModuleIndex) -> bool:
+    def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
         return ".at[" in text
 
     @classmethod

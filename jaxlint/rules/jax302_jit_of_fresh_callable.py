@@ -34,7 +34,7 @@ class JitOfFreshCallable(Rule):
     host_node_types = (ast.Call, ast.FunctionDef)
 
     @classmethod
-    def host_text(cls, text: str, index: ModuleIndex) -> bool:
+    def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
         return JIT_TEXT.search(text) is not None
 
     @classmethod

@@ -54,8 +54,8 @@ class BadStaticArgs(Rule):
     host_node_types = (ast.Call,)
 
     @classmethod
-    def host_text(cls, text: str, index: ModuleIndex) -> bool:
-        return _has_static_roots(index) and "(" in text
+    def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
+        return any(name in text for name in _static_callables(index))
 
     @classmethod
     def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
@@ -157,11 +157,13 @@ def _static_roots(name: str, index: ModuleIndex) -> list[tuple[FunctionInfo, Jit
     return [(i, r) for i, r in found if i.class_info is None]
 
 
-def _has_static_roots(index: ModuleIndex) -> bool:
-    """Does any jit of the module have static arguments?"""
+def _static_callables(index: ModuleIndex) -> frozenset[str]:
+    """The names whose calls go through a jit with static parameters (`_static_roots`)."""
     return index.memoized(
-        "jax304-static-roots",
-        lambda: any(r.static_params for f in index.functions for r in f.roots),
+        "jax304-static-callables",
+        lambda: frozenset(
+            name for name in [*index.module_defs, *index.aliases] if _static_roots(name, index)
+        ),
     )
 
 

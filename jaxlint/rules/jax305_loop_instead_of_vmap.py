@@ -30,7 +30,7 @@ class LoopInsteadOfVmap(Rule):
     host_node_types = (ast.Call,)
 
     @classmethod
-    def host_text(cls, text: str, index: ModuleIndex) -> bool:
+    def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
         return " for " in text and any(f"{name}([" in text for name in STACKER_NAMES)
 
     @classmethod

@@ -72,7 +72,7 @@ class TimingWithoutSync(Rule):
     host_node_types = (ast.Call,)
 
     @classmethod
-    def host_text(cls, text: str, index: ModuleIndex) -> bool:
+    def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
         return CLOCK_TEXT.search(text) is not None
 
     @classmethod

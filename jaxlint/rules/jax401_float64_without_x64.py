@@ -39,7 +39,7 @@ class Float64WithoutX64(Rule):
     host_node_types = (ast.Attribute, ast.Constant, ast.Call)
 
     @classmethod
-    def host_text(cls, text: str, index: ModuleIndex) -> bool:
+    def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
         return any(marker in text for marker in TEXT_MARKERS)
 
     @classmethod
