@@ -50,3 +50,17 @@ def test_jax306_is_opt_in():
     source = (FIXTURES / "rules" / "jax306_static_self.py").read_text(encoding="utf-8")
     default = lint_source(source, "s.py", Config()).diagnostics
     assert "JAX306" not in {d.code for d in default}
+
+
+def test_a_round_trip_store_changes_nothing_and_a_computed_store_is_stale():
+    module = _load(FIXTURES / "rules" / "jax306_round_trip.py", "_jax306_round_trip")
+    trainer, reference = module.Trainer(4), module.Trainer(4)
+    rescaler, fresh = module.Rescaler(), module.Rescaler()
+    x = jnp.arange(4.0)
+    with jax.disable_jit():
+        expected = [float(reference.solve(x).sum()) for _ in range(3)]
+        first, second = fresh.fit(x), fresh.fit(x)
+    assert [float(trainer.solve(x).sum()) for _ in range(3)] == pytest.approx(expected)
+    rescaler.fit(x)
+    assert rescaler.fit(x) == pytest.approx(first)  # stale: the first `scale` again
+    assert not jnp.allclose(second, first)

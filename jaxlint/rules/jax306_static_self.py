@@ -91,8 +91,10 @@ def _mutability(info: ClassInfo, receiver: str, method: str) -> str | None:
         reach = _called_from(methods, [name], receiver)
         if method in reach and methods[name].roots:
             continue  # a jitted method that sets it, then runs this one inside its own trace
+        if method in _retraced_by(methods[name].node, methods, receiver):
+            continue  # it hands the method a new static part with each change: a new trace
         for m in reach:
-            for attribute in _attributes(methods[m].node, receiver, ast.Store):
+            for attribute in _changed(methods[m].node, methods, receiver):
                 writers.setdefault(attribute, name)
     # a method the jitted one runs writes it: each trace computes the value it then reads
     computed = {a for m in traced for a in _attributes(methods[m].node, receiver, ast.Store)}
@@ -106,6 +108,142 @@ def _mutability(info: ClassInfo, receiver: str, method: str) -> str | None:
         )
     # identity hashing with attributes set only at construction compiles once per instance and
     # is correct (evosax's algorithms): a cost, not a wrong result
+    return None
+
+
+def _changed(node: ast.FunctionDef, methods: dict[str, FunctionInfo], receiver: str) -> set[str]:
+    """The attributes the method assigns, less those it only sets back to what they were:
+    `x, self.epochs = self.train(x)` where `train` returns `..., self.epochs`."""
+    stored = _attributes(node, receiver, ast.Store)
+    round_trips: set[str] = set()
+    other_stores: set[str] = set()
+    for statement in ast.walk(node):
+        if not isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            continue
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        returned = _returned_attributes(statement.value, methods, receiver)
+        for target in targets:
+            elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+            for position, element in enumerate(elements):
+                for attribute in _attributes(element, receiver, ast.Store):
+                    if (
+                        isinstance(statement, ast.Assign)
+                        and element is not target
+                        and _self_attribute(element, receiver) == attribute
+                        and returned.get(position) == attribute
+                    ):
+                        round_trips.add(attribute)
+                    else:
+                        other_stores.add(attribute)
+    return stored - (round_trips - other_stores)
+
+
+def _returned_attributes(
+    value: ast.expr | None, methods: dict[str, FunctionInfo], receiver: str
+) -> dict[int, str]:
+    """Position → `self.<attr>` that every `return` of the method `value` calls puts there
+    (`self.train(x)` whose returns are all `return y, self.epochs` → {1: "epochs"})."""
+    if not (isinstance(value, ast.Call) and _self_attribute(value.func, receiver) in methods):
+        return {}
+    called = methods[value.func.attr].node  # type: ignore[attr-defined]
+    returns = [r for r in _own_nodes(called) if isinstance(r, ast.Return)]
+    if not returns or not all(isinstance(r.value, ast.Tuple) for r in returns):
+        return {}
+    first = returns[0].value.elts  # type: ignore[union-attr]
+    found = {}
+    for position, element in enumerate(first):
+        attribute = _self_attribute(element, receiver)
+        if attribute is not None and all(
+            len(r.value.elts) == len(first)  # type: ignore[union-attr]
+            and _self_attribute(r.value.elts[position], receiver) == attribute  # type: ignore[union-attr]
+            for r in returns
+        ):
+            found[position] = attribute
+    return found
+
+
+def _retraced_by(
+    writer: ast.FunctionDef, methods: dict[str, FunctionInfo], receiver: str, depth: int = 3
+) -> set[str]:
+    """Methods the writer runs with a new flax `TrainState` (built in the writer with a new
+    optimizer): its `tx` and `apply_fn` are static fields, hashed into the cache key, so the
+    method is traced again on every run of the writer and reads the attributes then."""
+    states = {
+        target.id
+        for statement in ast.walk(writer)
+        if isinstance(statement, ast.Assign) and _makes_train_state(statement.value)
+        for target in statement.targets
+        if isinstance(target, ast.Name)
+    }
+    return _run_with(writer, states, methods, receiver, depth)
+
+
+def _makes_train_state(value: ast.expr) -> bool:
+    return (
+        isinstance(value, ast.Call)
+        and (dotted_ast(value.func) or "").endswith("TrainState.create")
+        and any(k.arg == "tx" and isinstance(k.value, ast.Call) for k in value.keywords)
+    )
+
+
+def _run_with(
+    node: ast.FunctionDef,
+    tainted: set[str],
+    methods: dict[str, FunctionInfo],
+    receiver: str,
+    depth: int,
+) -> set[str]:
+    """Methods `node` calls (or hands to a transform) with an argument derived from `tainted`
+    names, and those they run the same way with what they were given."""
+    if not tainted or depth == 0:
+        return set()
+    tainted = set(tainted)
+    for _ in range(2):  # `runner = (state, x)`, then `state, x = runner`: names it flows into
+        for statement in _own_nodes(node):
+            if isinstance(statement, ast.Assign) and _names(statement.value) & tainted:
+                for target in statement.targets:
+                    tainted |= _names(target)
+    found: set[str] = set()
+    for call in _own_nodes(node):
+        if not isinstance(call, ast.Call):
+            continue
+        arguments = [*call.args, *(k.value for k in call.keywords)]
+        if not any(_names(a) & tainted for a in arguments):
+            continue
+        for name in _attributes(call, receiver, ast.Load) & methods.keys():
+            if name in found:
+                continue
+            found.add(name)
+            inner = methods[name]
+            found |= _run_with(
+                inner.node,  # type: ignore[arg-type]
+                set(inner.positional[1:]),
+                methods,
+                receiver,
+                depth - 1,
+            )
+    return found
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _own_nodes(function: ast.AST) -> list[ast.AST]:
+    """The nodes of a function's body outside nested functions and classes."""
+    found = []
+    pending = list(ast.iter_child_nodes(function))
+    while pending:
+        node = pending.pop()
+        found.append(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            pending += ast.iter_child_nodes(node)
+    return found
+
+
+def _self_attribute(node: ast.AST, receiver: str) -> str | None:
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return node.attr if node.value.id == receiver else None
     return None
 
 
