@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 from jaxlint.cache import Store, code_version, key_of
 from jaxlint.diagnostics import Diagnostic
 from jaxlint.engine.config import Config
-from jaxlint.engine.registry import ENGINE_CODES, all_rules
 
 if TYPE_CHECKING:
     from jaxlint.analysis.project import ProjectIndex
@@ -130,6 +129,8 @@ def lint_bytes(data: bytes, path: str, config: Config, options: LintOptions) -> 
             results.put(key, [d.to_json() for d in early.diagnostics])
         return FileOutcome(path, early.diagnostics, source, encoding=encoding, digest=digest)
     if early is not None and early.text == source:
+        from jaxlint.engine.registry import all_rules
+
         # only the rules whose findings the finished index changes run again
         others = tuple(sorted(set(all_rules()) - early.redo))
         config = replace(config, ignore=config.ignore + others)
@@ -181,6 +182,7 @@ def index_project(
     is kept where the finished index confirms what it was told, and made again for the rules
     that read the project's key consumers where only those turned out different."""
     from jaxlint.analysis.project import ParsedModule, Premise, build_project_index
+    from jaxlint.engine.registry import ENGINE_CODES, all_rules
 
     checking = check and not options.fix
     wanted = {str(p.resolve()): str(p) for p in python_files} if checking else {}
@@ -209,9 +211,9 @@ def index_project(
     for premise, text, diagnostics in done:
         if project.confirms(premise):
             checked[premise.key] = EarlyCheck(text, diagnostics)
-        elif project.confirms(premise, key_consumers=False) and all(
-            d.code not in ENGINE_CODES
-            for d in diagnostics  # a unit libcst fails ends a check
+        # a unit libcst cannot parse ends a check: only a whole check again says the same
+        elif project.confirms(premise, key_consumers=False) and not any(
+            d.code in ENGINE_CODES for d in diagnostics
         ):
             kept = tuple(d for d in diagnostics if d.code not in key_rules)
             checked[premise.key] = EarlyCheck(text, kept, frozenset(key_rules))

@@ -181,7 +181,9 @@ def build_project_index(
             break
         changed: set[str] = set()
         for key in pending:
-            outgoing, consumers, parsed = _outgoing(sources[key], index, key, jit_decorators, store)
+            outgoing, consumers, parsed = _outgoing(
+                sources[key], index, key, jit_decorators, store, keep=on_parsed is not None
+            )
             if parsed is not None and on_parsed is not None:
                 on_parsed(parsed)
             if round_number == 0:
@@ -207,9 +209,10 @@ def _outgoing(
     path: str,
     jit_decorators: tuple[str, ...],
     store: Store | None,
+    keep: bool = False,
 ) -> tuple[list[tuple[str, TraceKind, TraceReason]], dict[str, KeyConsumer], ParsedModule | None]:
     """What the module's traced code calls in other modules, and its functions that consume
-    PRNG keys (both empty when it does not parse); and the module, when it was parsed."""
+    PRNG keys (both empty when it does not parse); and, with `keep`, the module as parsed."""
     key = ""
     site = project.sites[path]
     marks = project.marks.get(path, {})
@@ -238,11 +241,12 @@ def _outgoing(
         module.key_consumers = AskedNames({})
         outgoing = list(module.outgoing)
         consumers = key_consumers(module, site.name)
-        marks = dict(marks)  # later modules may still mark this one
-        view = replace(
-            project.view(path), traced_from_outside=marks, key_consumers=module.key_consumers
-        )
-        parsed = ParsedModule(path, text, tree, module, marks, view)
+        if keep:
+            marks = dict(marks)  # later modules may still mark this one
+            view = replace(
+                project.view(path), traced_from_outside=marks, key_consumers=module.key_consumers
+            )
+            parsed = ParsedModule(path, text, tree, module, marks, view)
     if store is not None:
         calls = [(q, int(k), how.to_json()) for q, k, how in outgoing]
         store.put(key, [calls, {name: list(map(list, c)) for name, c in consumers.items()}])
