@@ -109,10 +109,13 @@ def host_candidates(
 
     One `ast.walk` of the top-level statements whose text holds what some enabled rule looks
     for (Rule.host_text): walking every node of a large module costs more than parsing it."""
-    asking = [rule for rule in rules if rule.host_node_types]
+    lines = index.lines
+    # What a statement's text holds, the module's holds too (host_text tests for presence, and
+    # statements start at line starts): a rule the whole module rules out is out everywhere.
+    module_text, everywhere = "".join(lines), range(1, len(lines) + 1)
+    asking = [r for r in rules if r.host_node_types and r.host_text(module_text, index, everywhere)]
     if not asking:
         return {}
-    lines = index.lines
     found: dict[int, set[str]] = {}
     # a class is looked at statement by statement: one large class is most of some modules
     chunks = [

@@ -69,7 +69,8 @@ class Rule:
     def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
         """Can the source text of a top-level statement (on `lines`) hold a candidate at all
         (`".at["` for JAX205)? A cheap filter before its nodes are walked; the default walks
-        them."""
+        them. A test of presence: true of a text only if true of any text around it (the
+        engine asks it of the whole module first, and skips the rule where that says no)."""
         return True
 
     @classmethod
