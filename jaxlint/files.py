@@ -37,7 +37,7 @@ class LintOptions:
     verify: bool = True
     project: ProjectIndex | None = None  # functions other modules trace, per file
     cache_root: Path | None = None  # where `.jaxlint_cache` is; None: no cache
-    # resolved path → the check made while the project index parsed the file
+    # path as named → the check made while the project index parsed the file
     checked: Mapping[str, EarlyCheck] = field(default_factory=dict)
 
 
@@ -115,7 +115,7 @@ def lint_bytes(data: bytes, path: str, config: Config, options: LintOptions) -> 
     except ValueError as error:
         return FileOutcome(path, error=f"{path}: {error}")
     view = options.project.view(path) if options.project else None
-    early = options.checked.get(str(Path(path).resolve())) if options.checked else None
+    early = options.checked.get(path)
     results, key = None, ""
     if options.cache_root is not None and not options.fix:  # fixes run verification: not cached
         results = Store(options.cache_root, "results")
@@ -186,7 +186,7 @@ def index_project(
 
     checking = check and not options.fix
     wanted = {str(p.resolve()): str(p) for p in python_files} if checking else {}
-    done: list[tuple[Premise, str, tuple[Diagnostic, ...]]] = []
+    done: list[tuple[Premise, str, str, tuple[Diagnostic, ...]]] = []
 
     def check_parsed(parsed: ParsedModule) -> None:
         path = wanted.get(parsed.key)
@@ -198,7 +198,7 @@ def index_project(
             result = lint_source(parsed.text, path, config, project=parsed.view, parsed=parsed)
         except Exception:  # linted again, and reported, the ordinary way
             return
-        done.append((parsed.premise(), parsed.text, tuple(result.diagnostics)))
+        done.append((parsed.premise(), path, parsed.text, tuple(result.diagnostics)))
 
     project = build_project_index(
         python_files,
@@ -208,15 +208,15 @@ def index_project(
     )
     key_rules = {code for code, rule in all_rules().items() if rule.reads_key_consumers}
     checked = {}
-    for premise, text, diagnostics in done:
+    for premise, path, text, diagnostics in done:
         if project.confirms(premise):
-            checked[premise.key] = EarlyCheck(text, diagnostics)
+            checked[path] = EarlyCheck(text, diagnostics)
         # a unit libcst cannot parse ends a check: only a whole check again says the same
         elif project.confirms(premise, key_consumers=False) and not any(
             d.code in ENGINE_CODES for d in diagnostics
         ):
             kept = tuple(d for d in diagnostics if d.code not in key_rules)
-            checked[premise.key] = EarlyCheck(text, kept, frozenset(key_rules))
+            checked[path] = EarlyCheck(text, kept, frozenset(key_rules))
     return replace(options, project=project, checked=checked)
 
 

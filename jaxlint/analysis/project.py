@@ -9,7 +9,6 @@ transform) in another module are marked traced there. Linting a file then starts
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -89,22 +88,22 @@ class Premise:
 class ParsedModule:
     """A module as the index parsed it: what linting it would parse and index again.
 
-    Its index was built with `marks` and sees no key consumer of the project; a lint of it is
-    the lint the finished index would give when `ProjectIndex.confirms` its `premise()`."""
+    Its index was built with the marks `view` holds and sees no key consumer of the project; a
+    lint of it is the lint the finished index would give when `ProjectIndex.confirms` its
+    `premise()`."""
 
     key: str
     text: str
-    tree: ast.Module
     index: ModuleIndex
-    marks: Mapping[str, tuple[TraceKind, TraceReason]]
     view: ProjectView
 
     def premise(self) -> Premise:
         """What the analyses of this module so far were told (call it after them)."""
+        marks = self.view.traced_from_outside
         asked = self.index.key_consumers
         if not isinstance(asked, AskedNames) or asked.asked_everything:
-            return Premise(self.key, self.marks, None)
-        return Premise(self.key, self.marks, frozenset(asked.asked))
+            return Premise(self.key, marks, None)
+        return Premise(self.key, marks, frozenset(asked.asked))
 
 
 OnParsed = Callable[[ParsedModule], None]
@@ -246,7 +245,7 @@ def _outgoing(
             view = replace(
                 project.view(path), traced_from_outside=marks, key_consumers=module.key_consumers
             )
-            parsed = ParsedModule(path, text, tree, module, marks, view)
+            parsed = ParsedModule(path, text, module, view)
     if store is not None:
         calls = [(q, int(k), how.to_json()) for q, k, how in outgoing]
         store.put(key, [calls, {name: list(map(list, c)) for name, c in consumers.items()}])

@@ -65,7 +65,8 @@ def analyze(
     """Parse, index, and run `rules` over every unit that holds traced code; `parsed` is the
     module as the project index parsed and indexed it, for `project` = `parsed.view`."""
     if parsed is not None:
-        tree, lines, index = parsed.tree, parsed.index.lines, parsed.index
+        index = parsed.index
+        tree, lines = index.tree, index.lines
         _project_facts(index, project)
     else:
         lines = split_lines(source)

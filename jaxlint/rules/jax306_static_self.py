@@ -276,9 +276,7 @@ def _callback_methods(node: ast.AST, receiver: str) -> set[str]:
         if isinstance(call, ast.Call)
         and (dotted_ast(call.func) or "").rsplit(".", 1)[-1] in CALLBACKS
         and call.args
-        and isinstance(call.args[0], ast.Attribute)
-        and isinstance(call.args[0].value, ast.Name)
-        and call.args[0].value.id == receiver
+        and _self_attribute(call.args[0], receiver) is not None
     }
 
 
@@ -287,8 +285,5 @@ def _attributes(node: ast.AST, receiver: str, context: type[ast.expr_context]) -
     return {
         n.attr
         for n in ast.walk(node)
-        if isinstance(n, ast.Attribute)
-        and isinstance(n.value, ast.Name)
-        and n.value.id == receiver
-        and isinstance(n.ctx, context)
+        if _self_attribute(n, receiver) is not None and isinstance(n.ctx, context)  # type: ignore[attr-defined]
     }
