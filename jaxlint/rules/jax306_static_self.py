@@ -114,28 +114,24 @@ def _mutability(info: ClassInfo, receiver: str, method: str) -> str | None:
 def _changed(node: ast.FunctionDef, methods: dict[str, FunctionInfo], receiver: str) -> set[str]:
     """The attributes the method assigns, less those it only sets back to what they were:
     `x, self.epochs = self.train(x)` where `train` returns `..., self.epochs`."""
-    stored = _attributes(node, receiver, ast.Store)
-    round_trips: set[str] = set()
-    other_stores: set[str] = set()
+    round_trips: set[int] = set()  # id() of the targets that store such a value
     for statement in ast.walk(node):
-        if not isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        if not isinstance(statement, ast.Assign):
             continue
-        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
         returned = _returned_attributes(statement.value, methods, receiver)
-        for target in targets:
-            elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
-            for position, element in enumerate(elements):
-                for attribute in _attributes(element, receiver, ast.Store):
-                    if (
-                        isinstance(statement, ast.Assign)
-                        and element is not target
-                        and _self_attribute(element, receiver) == attribute
-                        and returned.get(position) == attribute
-                    ):
-                        round_trips.add(attribute)
-                    else:
-                        other_stores.add(attribute)
-    return stored - (round_trips - other_stores)
+        for target in statement.targets:
+            if isinstance(target, (ast.Tuple, ast.List)):
+                for position, element in enumerate(target.elts):
+                    attribute = _self_attribute(element, receiver)
+                    if attribute is not None and returned.get(position) == attribute:
+                        round_trips.add(id(element))
+    return {
+        n.attr  # type: ignore[attr-defined]
+        for n in ast.walk(node)
+        if _self_attribute(n, receiver) is not None
+        and isinstance(n.ctx, ast.Store)  # type: ignore[attr-defined]
+        and id(n) not in round_trips
+    }
 
 
 def _returned_attributes(
