@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import gc
 import hashlib
 import io
 import json
@@ -13,7 +14,7 @@ import os
 import stat
 import tempfile
 import tokenize
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -172,6 +173,23 @@ def lint_bytes(data: bytes, path: str, config: Config, options: LintOptions) -> 
     )
 
 
+@contextlib.contextmanager
+def fewer_collections(threshold: int = 20_000) -> Iterator[None]:
+    """Run the cyclic garbage collector rarely, for what already exists not at all.
+
+    Each module's trees live while it is analysed, then reference counting frees them; at the
+    default threshold (700 new objects) the collector scans those live trees over and over
+    (measured: 1.3 s of 11 s on the bench corpus). The settings are restored afterwards."""
+    before = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(threshold, *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+        gc.unfreeze()
+
+
 def index_project(
     python_files: Sequence[Path], config: Config, options: LintOptions, *, check: bool = True
 ) -> LintOptions:
@@ -200,12 +218,13 @@ def index_project(
             return
         done.append((parsed.premise(), path, parsed.text, tuple(result.diagnostics)))
 
-    project = build_project_index(
-        python_files,
-        config.jit_decorators,
-        options.cache_root,
-        on_parsed=check_parsed if wanted else None,
-    )
+    with fewer_collections():
+        project = build_project_index(
+            python_files,
+            config.jit_decorators,
+            options.cache_root,
+            on_parsed=check_parsed if wanted else None,
+        )
     key_rules = {code for code, rule in all_rules().items() if rule.reads_key_consumers}
     checked = {}
     for premise, path, text, diagnostics in done:

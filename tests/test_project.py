@@ -212,18 +212,23 @@ def test_checks_made_while_indexing_are_kept_only_where_the_finished_index_agree
     tmp_path: Path,
 ) -> None:
     files = {"losses.py": LOSSES, "train.py": TRAIN, "noise.py": NOISE, "views.py": VIEWS}
-    package = make_package(tmp_path, {**files, "plain.py": PLAIN})
+    package = make_package(tmp_path, {**files, "plain.py": PLAIN, "ping.py": PING, "pong.py": PONG})
     paths = sorted(package.glob("*.py"))
     fused = index_project(paths, Config(), LintOptions())
-    # losses.py is indexed before train.py marks `mse` traced: linted again; views.py calls a
-    # key consumer of noise.py: its key rules run again; the others keep the check as made
+    # ping.py and pong.py import each other: the one indexed first is marked after it was
+    # checked, and linted again; views.py calls a key consumer of noise.py: its key rules run
+    # again; the others (losses.py too: train.py, which imports it, came first) keep the check
     kept = {Path(key).name: check.redo for key, check in fused.checked.items()}
+    again = {"ping.py", "pong.py"} - set(kept)
+    assert len(again) == 1
     assert kept == {
         "__init__.py": frozenset(),
+        "losses.py": frozenset(),
         "noise.py": frozenset(),
         "plain.py": frozenset(),
         "train.py": frozenset(),
         "views.py": {"JAX501", "JAX502"},
+        **{name: frozenset() for name in {"ping.py", "pong.py"} - again},
     }
     apart = index_project(paths, Config(), LintOptions(), check=False)
     assert apart.checked == {}
@@ -233,3 +238,83 @@ def test_checks_made_while_indexing_are_kept_only_where_the_finished_index_agree
     codes = {p.name: [d.code for d in lint_path(p, Config(), fused).diagnostics] for p in paths}
     assert codes["losses.py"] == ["JAX201"] and codes["views.py"] == ["JAX501"]
     assert codes["plain.py"] == ["JAX201"]
+    assert codes["ping.py"] == codes["pong.py"] == ["JAX201"]
+
+
+PING = """
+    import jax
+
+    from . import pong
+
+
+    def helper(x):
+        print("ping helper", x)
+        return x
+
+
+    @jax.jit
+    def run(x):
+        return pong.scale(x)
+"""
+PONG = """
+    import jax
+
+    from . import ping
+
+
+    def scale(x):
+        print("scale", x)
+        return 2 * x
+
+
+    @jax.jit
+    def run(x):
+        return ping.helper(x)
+"""
+
+
+def test_a_module_is_indexed_after_the_modules_importing_it(tmp_path: Path) -> None:
+    package = make_package(tmp_path, {"losses.py": LOSSES, "train.py": TRAIN})
+    (package / "zoo").mkdir()
+    (package / "zoo" / "__init__.py").write_text("from ..train import step\n")
+    paths = sorted(package.rglob("*.py"))
+    order = [Path(key).relative_to(package).as_posix() for key in _order(paths)]
+    assert order.index("zoo/__init__.py") < order.index("train.py") < order.index("losses.py")
+
+
+def _order(paths: list[Path]) -> list[str]:
+    from jaxlint.analysis.project import importers_first, module_site
+
+    sources = {str(p.resolve()): p.read_bytes() for p in paths}
+    sites = {key: module_site(Path(key)) for key in sources}
+    return importers_first(sources, sites, {site.name: key for key, site in sites.items()})
+
+
+def test_marks_do_not_depend_on_the_order_files_are_named_in(tmp_path: Path) -> None:
+    package = make_package(
+        tmp_path, {"losses.py": LOSSES, "train.py": TRAIN, "ping.py": PING, "pong.py": PONG}
+    )
+    paths = sorted(package.glob("*.py"))
+    forward = build_project_index(paths).marks
+    assert build_project_index(list(reversed(paths))).marks == forward
+    marked = {Path(key).name: sorted(names) for key, names in forward.items() if names}
+    assert marked == {"losses.py": ["mse"], "ping.py": ["helper"], "pong.py": ["scale"]}
+
+
+def test_marks_reach_one_module_beyond_the_one_that_jits(tmp_path: Path) -> None:
+    # a_train.py jits `step`, which calls b_losses.mse, which calls c_clipping.clip: `mse` is
+    # traced, `clip` is not (a chain through a library reaches helpers nothing here describes),
+    # though b_losses.py is indexed after the mark it gets from a_train.py
+    files = {
+        "a_train.py": TRAIN.replace("from . import losses", "from . import b_losses as losses"),
+        "b_losses.py": LOSSES.replace(
+            "import jax.numpy as jnp\n",
+            "import jax.numpy as jnp\n\n    from .c_clipping import clip\n",
+        ).replace(
+            "err = jnp.mean((pred - target) ** 2)", "err = clip(jnp.mean((pred - target) ** 2))"
+        ),
+        "c_clipping.py": METRICS.replace("penalty", "clip"),
+    }
+    package = make_package(tmp_path, files)
+    marks = build_project_index(sorted(package.glob("*.py"))).marks
+    assert {Path(k).name: sorted(n) for k, n in marks.items() if n} == {"b_losses.py": ["mse"]}

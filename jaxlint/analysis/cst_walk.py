@@ -74,11 +74,20 @@ def walk(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
     if visitor.on_visit(node):
         for name in _CHILD_FIELDS.get(type(node)) or child_fields(node):
             child = getattr(node, name)
-            if isinstance(child, cst.CSTNode):
-                if type(child) not in TRIVIA:
-                    walk(child, visitor)
-            elif type(child) is tuple or type(child) is list:  # libcst's sequences
+            kind = type(child)
+            if kind is tuple or kind is list:  # libcst's sequences
                 for item in child:
-                    if isinstance(item, cst.CSTNode) and type(item) not in TRIVIA:
+                    if _WALKED.get(type(item)) or _walked(type(item)):
                         walk(item, visitor)
+            elif _WALKED.get(kind) or _walked(kind):
+                walk(child, visitor)
     visitor.on_leave(node)
+
+
+# `isinstance(x, cst.CSTNode)` goes through ABCMeta on every call: each type's answer is kept
+_WALKED: dict[type, bool] = {}
+
+
+def _walked(kind: type) -> bool:
+    walked = _WALKED[kind] = issubclass(kind, cst.CSTNode) and kind not in TRIVIA
+    return walked

@@ -23,6 +23,18 @@ CANONICAL = {
 }
 
 
+def absolute_module(module: str | None, level: int, package: str | None) -> str | None:
+    """The module `from <level dots><module> import ...` imports from, in `package` (None:
+    above its top-level package, or relative outside any package)."""
+    if not level:
+        return module
+    parts = package.split(".") if package else []
+    if level - 1 >= len(parts):
+        return None
+    base = ".".join(parts[: len(parts) - (level - 1)])
+    return f"{base}.{module}" if module else base
+
+
 def canonical(name: str) -> str:
     """Fold the re-exported spellings of one API into one name."""
     return CANONICAL.get(name, name)
@@ -98,12 +110,10 @@ class ImportTable:
             for alias in node.names:
                 if alias.name != "*":
                     self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-        elif node.level and self.package:
-            parts = self.package.split(".")
-            if node.level - 1 >= len(parts):
-                return  # above the top-level package
-            base = ".".join(parts[: len(parts) - (node.level - 1)])
-            module = f"{base}.{node.module}" if node.module else base
+        elif node.level:
+            module = absolute_module(node.module, node.level, self.package)
+            if module is None:
+                return
             for alias in node.names:
                 if alias.name != "*":
                     self.aliases[alias.asname or alias.name] = f"{module}.{alias.name}"

@@ -17,6 +17,7 @@ import ast
 import bisect
 import itertools
 import re
+import weakref
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -169,7 +170,9 @@ class KeyFlow:
     """The key analysis of one module: findings, and which parameters each function consumes."""
 
     def __init__(self, index: ModuleIndex) -> None:
-        self.index = index
+        # the index memoizes its flow: a strong reference back would make every module's tree
+        # garbage only the cyclic collector can free
+        self._index = weakref.ref(index)
         self.findings: dict[tuple[str, int], KeyFinding] = {}
         self._consumed: dict[int, frozenset[str]] = {}
         self._running: set[int] = set()
@@ -186,6 +189,12 @@ class KeyFlow:
         self.consumers: dict[int, int] = {}  # object → how many calls consume it
         self._objects: dict[tuple[str, int], frozenset[int]] = {}
         self._candidates: set[int] = set()  # functions that may consume a key (by their text)
+
+    @property
+    def index(self) -> ModuleIndex:
+        index = self._index()
+        assert index is not None, "a module's key flow outlived its index"
+        return index
 
     def new(self, level: int) -> int:
         self._next += 1
@@ -209,7 +218,7 @@ class KeyFlow:
 
     def run_module(self) -> None:
         direct, tokens = _consumer_text(self.index.imports, self.index.key_consumers)
-        text = "".join(self.index.lines)
+        text = self.index.text
         if "random" not in text and "key" not in text and "rng" not in text:
             return
         self._candidates, findable = _may_consume(self.index, direct, tokens)
@@ -320,8 +329,7 @@ def _may_consume(
     """Functions whose text calls a consumer, or (transitively) a function that may; and those
     of them that may hold a finding: two consumer calls, or one and a loop."""
     lines = index.lines
-    text = "".join(lines)
-    starts = list(itertools.accumulate((len(line) for line in lines), initial=0))
+    text, starts = index.text, index.line_starts
     functions = [
         (f.start_line, f.end_line, f) for f in index.functions if not isinstance(f.node, ast.Lambda)
     ]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from jaxlint.analysis.jax_api import TraceKind, TraceReason
+from jaxlint.analysis.names import absolute_module
 from jaxlint.analysis.prng import KeyConsumer, key_consumers
 from jaxlint.analysis.project_view import AskedNames, ProjectView
 from jaxlint.analysis.scope import ModuleIndex, build_index
@@ -65,9 +66,10 @@ class ProjectIndex:
 
     def view(self, path: str) -> ProjectView:
         """What linting `path` needs from the index."""
-        key = _key(Path(path))
+        real = Path(path).resolve()
+        key = str(real)
         site = self.sites.get(key)
-        x64 = self.x64_by_program.get(_program(Path(path), self._package_tops), False)
+        x64 = self.x64_by_program.get(_program(real, self._package_tops), False)
         return ProjectView(
             site.package if site else None, self.marks.get(key, {}), x64, self.key_consumers
         )
@@ -109,27 +111,34 @@ class ParsedModule:
 OnParsed = Callable[[ParsedModule], None]
 
 
-def module_site(path: Path) -> ModuleSite:
-    """`pkg/sub/mod.py` with `__init__.py` files up to `pkg` → `pkg.sub.mod` in `pkg.sub`."""
-    path = path.resolve()
-    parts = [] if path.name == "__init__.py" else [path.stem]
-    folder = path.parent
-    while (folder / "__init__.py").is_file():
-        parts.insert(0, folder.name)
-        folder = folder.parent
-    name = ".".join(parts) or path.parent.name
+def module_site(path: Path, folders: dict[Path, list[str]] | None = None) -> ModuleSite:
+    """`pkg/sub/mod.py` with `__init__.py` files up to `pkg` → `pkg.sub.mod` in `pkg.sub`.
+
+    `folders` caches each folder's package name parts, for a `path` already resolved."""
+    if folders is None:
+        path, folders = path.resolve(), {}
     is_package = path.name == "__init__.py"
+    parts = _package_parts(path.parent, folders) + ([] if is_package else [path.stem])
+    name = ".".join(parts) or path.parent.name
     package = name if is_package else (name.rpartition(".")[0] or None)
     return ModuleSite(name, package)
 
 
+def _package_parts(folder: Path, folders: dict[Path, list[str]]) -> list[str]:
+    if folder not in folders:
+        inside = (folder / "__init__.py").is_file() and folder.parent != folder
+        folders[folder] = [*_package_parts(folder.parent, folders), folder.name] if inside else []
+    return folders[folder]
+
+
 def project_files(files: Iterable[Path]) -> list[Path]:
-    """The linted files and the other modules of the packages they belong to."""
+    """The linted files and the other modules of the packages they belong to, resolved."""
     found: dict[str, Path] = {}
     roots: set[Path] = set()
     for path in files:
-        found.setdefault(_key(path), path)
-        folder = path.resolve().parent
+        real = path.resolve()
+        found.setdefault(str(real), real)
+        folder = real.parent
         top = None
         while (folder / "__init__.py").is_file():
             top = folder
@@ -138,7 +147,8 @@ def project_files(files: Iterable[Path]) -> list[Path]:
             roots.add(top)
     for root in sorted(roots):
         for path in sorted(root.rglob("*.py")):
-            found.setdefault(_key(path), path)
+            real = path.resolve()
+            found.setdefault(str(real), real)
             if len(found) > MAX_MODULES:
                 break
     return list(found.values())
@@ -162,9 +172,10 @@ def build_project_index(
         return index
     sources: dict[str, bytes] = {}
     by_name: dict[str, str] = {}
+    folders: dict[Path, list[str]] = {}
     for path in paths:
-        key = _key(path)
-        site = module_site(path)
+        key = str(path)
+        site = module_site(path, folders)
         index.sites[key] = site
         try:
             # every module: a helper that never imports jax may still be called from traced code
@@ -174,7 +185,10 @@ def build_project_index(
         by_name[site.name] = key
     index.x64_by_program = _x64_by_program(sources, index._package_tops)
     store = Store(cache_root, "index") if cache_root is not None else None
-    pending = list(sources)
+    # a module's marks are final once every module importing it is done: it is linted as
+    # parsed, with no need to be parsed again (the order changes nothing else)
+    pending = importers_first(sources, index.sites, by_name)
+    marked_by: dict[tuple[str, str], str] = {}
     for round_number in range(MAX_ROUNDS):
         if not pending:
             break
@@ -195,8 +209,15 @@ def build_project_index(
                 target_key, function = target
                 marks = index.marks.setdefault(target_key, {})
                 previous = marks.get(function)
-                if previous is None or kind > previous[0]:
+                # the strongest trace wins; of equals, the caller first by path (any order of
+                # visits gives the same marks)
+                if (
+                    previous is None
+                    or kind > previous[0]
+                    or (kind == previous[0] and key < marked_by[target_key, function])
+                ):
                     marks[function] = (kind, how.in_module(caller))
+                    marked_by[target_key, function] = key
                     changed.add(target_key)
         pending = sorted(changed)
     return index
@@ -252,6 +273,55 @@ def _outgoing(
     return outgoing, consumers, parsed
 
 
+_IMPORT = re.compile(
+    rb"^[ \t]*(?:from[ \t]+([.\w]+)[ \t]+import[ \t]+([^\n#;]*)|import[ \t]+([^\n#;]+))", re.M
+)
+
+
+def importers_first(
+    sources: Mapping[str, bytes], sites: Mapping[str, ModuleSite], by_name: Mapping[str, str]
+) -> list[str]:
+    """The modules, each after the modules that import it (as far as a text scan of their
+    import lines tells; a cycle is cut anywhere), otherwise in path order."""
+    imported: dict[str, list[str]] = {}
+    for key in sorted(sources):
+        names = []
+        for source, listed, plain in _IMPORT.findall(sources[key]):
+            if plain:
+                names += [part.split()[0] for part in plain.decode("ascii", "replace").split(",")]
+                continue
+            dotted = source.decode("ascii", "replace")
+            module = dotted.lstrip(".")
+            base = absolute_module(module or None, len(dotted) - len(module), sites[key].package)
+            if base is None:
+                continue
+            names.append(base)
+            for part in listed.decode("ascii", "replace").strip("()\\ \t\r").split(","):
+                words = part.split()
+                if words:
+                    names.append(f"{base}.{words[0]}" if base else words[0])
+        imported[key] = [by_name[n] for n in names if n in by_name and by_name[n] != key]
+    # depth first, each module listed once what it imports is: reversed, importers come first
+    order: list[str] = []
+    seen: set[str] = set()
+    for start in sorted(sources):
+        if start in seen:
+            continue
+        seen.add(start)
+        stack = [(start, iter(imported[start]))]
+        while stack:
+            key, targets = stack[-1]
+            target = next(targets, None)
+            if target is None:
+                stack.pop()
+                order.append(key)
+            elif target not in seen:
+                seen.add(target)
+                stack.append((target, iter(imported[target])))
+    order.reverse()
+    return order
+
+
 def _owner(qualified: str, by_name: Mapping[str, str]) -> tuple[str, str] | None:
     """(file key, `function` or `Class.method`) of a qualified name defined in the project."""
     parts = qualified.split(".")
@@ -286,8 +356,8 @@ def _program(path: Path, tops: dict[str, str | None]) -> str:
     """The top-level package folder holding `path` (the highest folder with an `__init__.py`
     a few levels up, through folders without one, as in `pkg/_src/stats/mod.py`), or the file
     itself outside any package: what one
-    `jax.config.update` reaches (every module of a package imports its `__init__`)."""
-    path = path.resolve()
+    `jax.config.update` reaches (every module of a package imports its `__init__`); `path` is
+    resolved."""
     top = _package_top(str(path.parent), tops)
     return top if top is not None else str(path)
 
@@ -411,7 +481,3 @@ def _configuration_enables_x64(program: Path) -> bool:
             except OSError:
                 continue
     return False
-
-
-def _key(path: Path) -> str:
-    return str(path.resolve())

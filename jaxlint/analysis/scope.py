@@ -7,6 +7,7 @@ decide which parts of a file need libcst at all. Rules read it through `jaxlint.
 from __future__ import annotations
 
 import ast
+import itertools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -272,6 +273,19 @@ class ModuleIndex:
     _host_calls: set[str] | None = field(default=None, repr=False)
     _memo: dict[object, Any] = field(default_factory=dict, repr=False)
 
+    @property
+    def text(self) -> str:
+        """The module's source text."""
+        return self.memoized("text", lambda: "".join(self.lines))
+
+    @property
+    def line_starts(self) -> list[int]:
+        """Offset in `text` of each line's start, and of the end: line n is
+        `text[line_starts[n - 1] : line_starts[n]]`."""
+        return self.memoized(
+            "line-starts", lambda: list(itertools.accumulate(map(len, self.lines), initial=0))
+        )
+
     def memoized(self, key: object, compute: Callable[[], T]) -> T:
         """`compute()`, once per module and key: what a rule derives from the module (the
         names it calls in loops) and asks for again at every candidate."""
@@ -486,6 +500,7 @@ def build_index(
 
     `package` resolves relative imports; `traced_from_outside` (module-level function name →
     trace kind and reason) marks what traced code in other modules of the project calls.
+    `outgoing` is what the module's own traced code calls, whatever the marks.
     """
     builder = _IndexBuilder(tree, ImportTable.from_ast(tree, package), frozenset(jit_decorators))
     builder.collect(tree.body, parent=None, class_info=None)
@@ -496,10 +511,14 @@ def build_index(
             builder.classes[b] for b in class_info.base_names if b in builder.classes
         ]
     builder.find_roots()
-    for name, (kind, reason) in (traced_from_outside or {}).items():
-        for info in builder.functions_named(name):
-            builder._mark(info, kind, reason)
     builder.propagate()
+    # what this module's own traced code calls: the marks others gave it reach no further
+    outgoing = builder.outgoing_calls()
+    if traced_from_outside:
+        for name, (kind, reason) in traced_from_outside.items():
+            for info in builder.functions_named(name):
+                builder._mark(info, kind, reason)
+        builder.propagate()
     builder.collect_host_constants()
     builder.collect_call_hints()
     functions = sorted(builder.functions, key=lambda f: _start_key(f.node))
@@ -513,7 +532,7 @@ def build_index(
         jit_decorators=builder.jit_decorators,
         module_values=builder.module_values(),
         lines=lines or [],
-        outgoing=builder.outgoing_calls(),
+        outgoing=outgoing,
     )
 
 
@@ -548,6 +567,7 @@ class _IndexBuilder:
         self.aliases: dict[str, list[FunctionInfo]] = {}
         # (enclosing function or None, call node) for every call in the module
         self.calls: list[tuple[FunctionInfo | None, ast.Call]] = []
+        self._resolved_calls: list[tuple[FunctionInfo | None, ast.Call, str | None]] | None = None
         self._class_of: dict[int, ClassInfo] = {}
         self.instances: dict[str, ClassInfo] = {}  # module-level `name = LocalClass(...)`
         self.module_assigns: list[ast.Assign] = []
@@ -707,6 +727,16 @@ class _IndexBuilder:
         if head in self.jit_decorators or dotted in self.jit_decorators:
             return dotted
         return self.imports.resolve(dotted)
+
+    def resolved_calls(self) -> list[tuple[FunctionInfo | None, ast.Call, str | None]]:
+        """Each call with its enclosing function and the qualified name of what it calls,
+        resolved once (after `collect`: the scopes' local names are final by then)."""
+        if self._resolved_calls is None:
+            resolve = self._resolve
+            self._resolved_calls = [
+                (scope, call, resolve(dotted_ast(call.func), scope)) for scope, call in self.calls
+            ]
+        return self._resolved_calls
 
     def _lookup_function(self, name: str, scope: FunctionInfo | None) -> list[FunctionInfo]:
         enclosing = scope
@@ -905,8 +935,8 @@ class _IndexBuilder:
                     info.roots.append(root)
                 self._mark(info, kind, TraceReason("decorated", api))
 
-        for scope, call in self.calls:
-            if self._resolve(dotted_ast(call.func), scope) == "functools.partial" and call.args:
+        for scope, call, api in self.resolved_calls():
+            if api == "functools.partial" and call.args:
                 for target, bound, _ in self._targets(call.args[0], scope):
                     positional = target.positional[1:] if bound else target.positional
                     target.partial_bound |= set(positional[: len(call.args) - 1])
@@ -918,7 +948,6 @@ class _IndexBuilder:
                         for rule, _, _ in self._targets(argument, scope):
                             self.rule_edges.append((owner, rule))
                             rule.custom_derivative = True
-            api = self._resolve(dotted_ast(call.func), scope)
             if api is None:
                 continue
             if api in HOST_CALLBACKS:
@@ -950,8 +979,7 @@ class _IndexBuilder:
                     if isinstance(target, ast.Name):
                         self.aliases[target.id] = [f for f, _, _ in targets]
 
-        for scope, call in self.calls:
-            api = self._resolve(dotted_ast(call.func), scope)
+        for scope, call, api in self.resolved_calls():
             if api is None:
                 continue
             if api in JIT_APIS or api in self.jit_decorators:
@@ -1004,8 +1032,7 @@ class _IndexBuilder:
         or transform (`jax.value_and_grad(loss_fn)` with `loss_fn` imported).
         """
         found = []
-        for scope, call in self.calls:
-            api = self._resolve(dotted_ast(call.func), scope)
+        for scope, call, api in self.resolved_calls():
             if api in JIT_APIS or api in self.jit_decorators or api in TRANSFORMS:
                 kind = TRANSFORMS[api][0] if api in TRANSFORMS else TraceKind.ABSTRACT
                 for argument in _function_arguments(call, api):
@@ -1025,10 +1052,9 @@ class _IndexBuilder:
 
     def _callees(self) -> dict[int, list[tuple[FunctionInfo, ast.Call | None]]]:
         edges: dict[int, list[tuple[FunctionInfo, ast.Call | None]]] = {}
-        for scope, call in self.calls:
+        for scope, call, api in self.resolved_calls():
             if scope is None:
                 continue
-            api = self._resolve(dotted_ast(call.func), scope)
             if api in HOST_CALLBACKS:
                 continue
             found = self._targets(call.func, scope) if api is None else []

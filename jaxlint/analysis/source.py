@@ -15,9 +15,15 @@ _LINE_BREAK = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
 
 def split_lines(source: str) -> list[str]:
     """Lines as Python's tokenizer counts them (form feeds and other separators stay inside)."""
-    lines = _LINE_BREAK.split(source)
-    if lines and lines[-1] == "":
-        lines.pop()
+    if "\r" in source:
+        lines = _LINE_BREAK.split(source)
+        if lines and lines[-1] == "":
+            lines.pop()
+        return lines
+    *ended, last = source.split("\n")  # what the regular expression does, many times faster
+    lines = [line + "\n" for line in ended]
+    if last:
+        lines.append(last)
     return lines
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
+from jaxlint.analysis.ast_walk import walk_ast
 from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.project import ParsedModule
 from jaxlint.analysis.project_view import ProjectView
@@ -108,12 +109,12 @@ def host_candidates(
 ) -> dict[int, set[str]]:
     """Line → codes of the rules that asked for a node there (Rule.host_candidate).
 
-    One `ast.walk` of the top-level statements whose text holds what some enabled rule looks
+    One walk of the top-level statements whose text holds what some enabled rule looks
     for (Rule.host_text): walking every node of a large module costs more than parsing it."""
     lines = index.lines
     # What a statement's text holds, the module's holds too (host_text tests for presence, and
     # statements start at line starts): a rule the whole module rules out is out everywhere.
-    module_text, everywhere = "".join(lines), range(1, len(lines) + 1)
+    module_text, starts, everywhere = index.text, index.line_starts, range(1, len(lines) + 1)
     asking = [r for r in rules if r.host_node_types and r.host_text(module_text, index, everywhere)]
     if not asking:
         return {}
@@ -127,12 +128,12 @@ def host_candidates(
     for chunk in chunks:
         first = min([chunk.lineno] + [d.lineno for d in getattr(chunk, "decorator_list", [])])
         last = chunk.end_lineno or chunk.lineno
-        text = "".join(lines[first - 1 : last])
+        text = module_text[starts[first - 1] : starts[last]]
         here = [rule for rule in asking if rule.host_text(text, index, range(first, last + 1))]
         if not here:
             continue
         types = tuple({t for rule in here for t in rule.host_node_types})
-        for node in ast.walk(chunk):
+        for node in walk_ast(chunk):
             if isinstance(node, types):
                 for rule in here:
                     if not isinstance(node, rule.host_node_types):
@@ -187,7 +188,7 @@ def _index(
 def _project_facts(index: ModuleIndex, project: ProjectView | None) -> None:
     """What the index learns from the project: x64 and the project's key consumers."""
     project = project or ProjectView()
-    index.enables_x64 = project.enables_x64 or any(mentions_x64(line) for line in index.lines)
+    index.enables_x64 = project.enables_x64 or mentions_x64(index.text)
     index.key_consumers = project.key_consumers
 
 

@@ -59,8 +59,7 @@ class TracedBool(Rule):
     @classmethod
     def may_apply(cls, unit: UnitSummary) -> bool:
         return any(f.staged for f in unit.functions) and bool(
-            unit.node_types & {"If", "While", "Assert", "IfExp", "BoolOp", "UnaryOp"}
-            or unit.called & TRUTH_BUILTINS
+            unit.truth_tests or unit.called & TRUTH_BUILTINS
         )
 
     def visit_If(self, node: cst.If) -> None:

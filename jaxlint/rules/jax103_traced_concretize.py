@@ -42,8 +42,17 @@ class TracedConcretize(Rule):
 
     @classmethod
     def may_apply(cls, unit: UnitSummary) -> bool:
-        return any(f.staged for f in unit.functions) and bool(
-            unit.node_types & {"Call", "Subscript"}
+        if not any(f.staged for f in unit.functions):
+            return False
+        return bool(
+            unit.dynamic_subscript
+            or unit.called & (CONVERTERS.keys() | SHAPED.keys())
+            or any(name.startswith("math.") for name in unit.called)
+            or unit.methods_called & (CONCRETE_METHODS.keys() | SHAPED_METHODS)
+            or (
+                unit.keywords & STATIC_KEYWORDS.keys()
+                and any(name.startswith(("jax.numpy.", "jax.lax.")) for name in unit.called)
+            )
         )
 
     def visit_Call(self, node: cst.Call) -> None:

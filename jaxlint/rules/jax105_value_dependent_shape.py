@@ -39,7 +39,7 @@ class ValueDependentShape(Rule):
     @classmethod
     def may_apply(cls, unit: UnitSummary) -> bool:
         return any(f.staged for f in unit.functions) and bool(
-            "Subscript" in unit.node_types or unit.called & set(SIZED_BY_VALUES)
+            unit.mask_subscript or unit.called & SIZED_BY_VALUES.keys()
         )
 
     def visit_Subscript(self, node: cst.Subscript) -> None:

@@ -7,6 +7,7 @@ import re
 
 import libcst as cst
 
+from jaxlint.analysis.ast_walk import walk_ast
 from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.names import dotted_ast
@@ -315,17 +316,17 @@ def _jax_bound_names(statement: ast.stmt, index: ModuleIndex) -> frozenset[str]:
 
     def compute() -> frozenset[str]:
         names: set[str] = set()
-        for node in ast.walk(statement):
+        for node in walk_ast(statement):
             if isinstance(node, ast.Assign) and _calls_jax(node.value, index):
                 for target in node.targets:
-                    names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+                    names.update(n.id for n in walk_ast(target) if isinstance(n, ast.Name))
         return frozenset(names)
 
     return index.memoized(("jax204-bound", id(statement)), compute)
 
 
 def _calls_jax(value: ast.expr, index: ModuleIndex) -> bool:
-    for node in ast.walk(value):
+    for node in walk_ast(value):
         if isinstance(node, ast.Call):
             qualified = index.imports.resolve(dotted_ast(node.func)) or ""
             if qualified.startswith("jax."):

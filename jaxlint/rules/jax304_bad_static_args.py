@@ -68,7 +68,13 @@ class BadStaticArgs(Rule):
 
     @classmethod
     def may_apply(cls, unit: UnitSummary) -> bool:
-        return bool(unit.jitted) or cls.code in unit.host_candidates
+        # a spec's problems all concern its static parameters; a call passing a display is a
+        # host candidate wherever it is
+        return cls.code in unit.host_candidates or any(
+            root.static_argnums or root.static_argnames or root.static_params
+            for function in unit.jitted
+            for root in function.roots
+        )
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         info = self.context.function

@@ -28,7 +28,9 @@ CLOCKS = frozenset(
 )
 TIMEITS = frozenset({"timeit.timeit", "timeit.repeat"})
 CLOCK_NAMES = frozenset(q.rsplit(".", 1)[1] for q in CLOCKS | TIMEITS)
-CLOCK_TEXT = re.compile(rf"\b(?:{'|'.join(sorted(CLOCK_NAMES))})\s*\(")
+# `time(`, `perf_counter (`: a clock name then a call; whole names are told apart in
+# `_calls_a_clock` (a leading `\b` makes the search several times slower)
+CLOCK_TEXT = re.compile(rf"(?:{'|'.join(sorted(CLOCK_NAMES))})\s*\(")
 # calls that wait for a JAX result (or read it to the host, which waits)
 SYNCS = frozenset(
     {
@@ -73,7 +75,7 @@ class TimingWithoutSync(Rule):
 
     @classmethod
     def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
-        return CLOCK_TEXT.search(text) is not None
+        return _calls_a_clock(text)
 
     @classmethod
     def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
@@ -270,3 +272,11 @@ def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
         if not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) or current is node:
             stack.extend(current.children)
     return found
+
+
+def _calls_a_clock(text: str) -> bool:
+    for match in CLOCK_TEXT.finditer(text):
+        start = match.start()
+        if start == 0 or not (text[start - 1].isalnum() or text[start - 1] == "_"):
+            return True
+    return False

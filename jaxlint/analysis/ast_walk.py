@@ -1,0 +1,39 @@
+"""`walk_ast(node)`: `ast.walk` without expression contexts and operators, and faster.
+
+`ast.walk` runs two generators per node (`iter_child_nodes`, `iter_fields`) and yields every
+`Load`, `Store` and `Add` too; the prefilters walk every statement that may hold what a rule
+looks for, so that was most of their cost.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import deque
+from collections.abc import Iterator
+
+_AST = ast.AST
+# fields that hold only expression contexts and operators (`Load()`, `Add()`, `[Lt()]`)
+_OPERATOR_FIELDS = frozenset({"ctx", "op", "ops"})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def walk_ast(node: ast.AST) -> Iterator[ast.AST]:
+    """`node` and every node under it, breadth first in `ast.walk`'s order, except expression
+    contexts and operators."""
+    todo = deque([node])
+    pop, push, push_all = todo.popleft, todo.append, todo.extend
+    while todo:
+        node = pop()
+        kind = type(node)
+        fields = _CHILD_FIELDS.get(kind)
+        if fields is None:
+            fields = _CHILD_FIELDS[kind] = tuple(
+                name for name in kind._fields if name not in _OPERATOR_FIELDS
+            )
+        for name in fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                push_all([item for item in value if isinstance(item, _AST)])
+            elif isinstance(value, _AST):
+                push(value)
+        yield node
