@@ -267,3 +267,13 @@ def test_fix_snapshots_run_as_the_numpy_code_they_were_ported_from():
     _, printed = _call(_snapshot("debug_print_fstring", ".out.py"), "train_step", args)
     lines = sorted(printed.splitlines())  # the two prints are not ordered with each other
     assert lines[0].startswith("loss ") and lines[1] == "lr=0.1 shapes (4, 3) (3,)", printed
+
+
+def test_a_functions_own_jax_import_leaves_the_modules_numpy_arrays_mutable():
+    module = module_from_source(_read("jax204_local_import.py"), "_jax204_local_import")
+    x0 = np.arange(6.0).reshape(2, 3)
+    jacobian = module.finite_difference_jacobian(lambda x: 2.0 * x, x0)
+    assert np.allclose(jacobian[0, 0, 0, 0], 2.0)  # the NumPy stores ran
+    assert module.spectrum(np.ones(8))[0] == 0.0
+    with pytest.raises(TypeError, match="immutable"):
+        module.make_diffusion(3)(jnp.ones((3, 3)))  # the flagged store, on a JAX array

@@ -282,6 +282,24 @@ def test_a_module_is_indexed_after_the_modules_importing_it(tmp_path: Path) -> N
     assert order.index("zoo/__init__.py") < order.index("train.py") < order.index("losses.py")
 
 
+def test_import_lines_in_prose_do_not_stop_the_index(tmp_path: Path) -> None:
+    # the order reads import lines as text, so it sees a docstring's too (carnot-ebm 0.1:
+    # "import failure is not silently converted into a simulated parity result,")
+    prose = '''
+        """Run the probe.
+
+        The probe checks that an
+        import failure is not silently converted into a simulated result,
+        from which import (
+        import
+        """
+    '''
+    package = make_package(tmp_path, {"losses.py": LOSSES, "train.py": TRAIN, "probe.py": prose})
+    paths = sorted(package.glob("*.py"))
+    assert len(_order(paths)) == len(paths)
+    assert "mse" in build_project_index(paths).marks[str((package / "losses.py").resolve())]
+
+
 def _order(paths: list[Path]) -> list[str]:
     from jaxlint.analysis.project import importers_first, module_site
 

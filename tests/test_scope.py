@@ -374,3 +374,31 @@ def test_units_are_the_smallest_statements_holding_traced_code():
     index = index_of(source)
     units = [(first, last) for first, last, _ in index.units()]
     assert units == [(13, 13), (16, 18)]
+
+
+def test_a_functions_own_import_binds_in_it_and_elsewhere_only_free_names() -> None:
+    from jaxlint.analysis.scope import imports_in
+
+    index = index_of(
+        """
+        import numpy as np
+
+        def numerical(x):
+            return np.zeros(3)
+
+        def factory(n):
+            import jax.numpy as np
+            import jax.numpy as jnp
+
+            def step(x):
+                return np.zeros(n)
+
+            return step
+        """
+    )
+    factory = next(f for f in index.functions if f.name == "factory")
+    step = next(f for f in index.functions if f.name == "step")
+    assert index.imports.resolve("np.zeros") == "numpy.zeros"
+    assert index.imports.resolve("jnp.zeros") == "jax.numpy.zeros"  # the module leaves it free
+    assert imports_in(factory, index.imports).resolve("np.zeros") == "jax.numpy.zeros"
+    assert imports_in(step, index.imports).resolve("np.zeros") == "jax.numpy.zeros"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -33,6 +34,21 @@ def absolute_module(module: str | None, level: int, package: str | None) -> str 
         return None
     base = ".".join(parts[: len(parts) - (level - 1)])
     return f"{base}.{module}" if module else base
+
+
+def _import_bindings(
+    node: ast.Import | ast.ImportFrom, package: str | None
+) -> list[tuple[str, str | None]]:
+    """(name bound, qualified name) of each name an import binds; None: a plain `import a.b`."""
+    if isinstance(node, ast.Import):
+        return [
+            (alias.asname, alias.name) if alias.asname else (alias.name.split(".")[0], None)
+            for alias in node.names
+        ]
+    module = absolute_module(node.module, node.level, package)
+    if module is None:
+        return []
+    return [(a.asname or a.name, f"{module}.{a.name}") for a in node.names if a.name != "*"]
 
 
 def canonical(name: str) -> str:
@@ -97,26 +113,23 @@ class ImportTable:
                     table.module_defined.add(name)
         return table
 
-    def add(self, node: ast.Import | ast.ImportFrom) -> None:
-        """Record the names an import statement binds."""
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.asname:
-                    self.aliases[alias.asname] = alias.name
-                else:
-                    head = alias.name.split(".")[0]
-                    self.aliases.setdefault(head, head)
-        elif node.module and node.level == 0:
-            for alias in node.names:
-                if alias.name != "*":
-                    self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-        elif node.level:
-            module = absolute_module(node.module, node.level, self.package)
-            if module is None:
-                return
-            for alias in node.names:
-                if alias.name != "*":
-                    self.aliases[alias.asname or alias.name] = f"{module}.{alias.name}"
+    def add(self, node: ast.Import | ast.ImportFrom, *, keep_bound: bool = False) -> None:
+        """Record the names an import statement binds; with `keep_bound`, only those the table
+        does not bind yet (a function's own import, as seen from the rest of the module)."""
+        for name, qualified in _import_bindings(node, self.package):
+            if keep_bound and (name in self.aliases or name in self.module_defined):
+                continue
+            if qualified is None:  # `import a.b` binds `a`, unless something already did
+                self.aliases.setdefault(name, name)
+            else:
+                self.aliases[name] = qualified
+
+    def with_imports(self, statements: Iterable[ast.Import | ast.ImportFrom]) -> ImportTable:
+        """This table with `statements` (a function's own imports) binding over it."""
+        table = ImportTable(dict(self.aliases), set(self.module_defined), self.package)
+        for statement in statements:
+            table.add(statement)
+        return table
 
     def resolve(self, dotted: str | None) -> str | None:
         """Qualified name of a dotted reference at module scope, or None when it is not known."""

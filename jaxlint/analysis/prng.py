@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from jaxlint.analysis.names import ImportTable, ast_target_names, dotted_ast
-from jaxlint.analysis.scope import FunctionInfo, ModuleIndex
+from jaxlint.analysis.scope import FunctionInfo, ModuleIndex, imports_in
 from jaxlint.diagnostics import Span
 
 RANDOM = "jax.random."
@@ -238,7 +238,7 @@ class KeyFlow:
         consumed: frozenset[str] = frozenset()
         body = function.node.body
         if isinstance(body, list) and id(function) in self._candidates:
-            imports = _local_imports(function, self.index.imports)
+            imports = imports_in(function, self.index.imports)
             walker = _Walker(self, function, imports)
             consumed = walker.run(body, list(function.params))
         self._running.discard(key)
@@ -377,22 +377,6 @@ def _may_consume(
         if total[high] - total[low] >= 2 or calls[id(f)]:  # (one helper may be called twice)
             findable.add(id(f))
     return seen, findable & seen
-
-
-def _local_imports(function: FunctionInfo, imports: ImportTable) -> ImportTable:
-    """The module's imports plus those inside `function` and the functions around it."""
-    local = []
-    scope: FunctionInfo | None = function
-    while scope is not None:
-        body = scope.node.body if isinstance(scope.node.body, list) else []
-        local += [s for s in body if isinstance(s, (ast.Import, ast.ImportFrom))]
-        scope = scope.parent
-    if not local:
-        return imports
-    table = ImportTable(dict(imports.aliases), set(imports.module_defined), imports.package)
-    for statement in reversed(local):
-        table.add(statement)
-    return table
 
 
 class _Walker:
@@ -1108,7 +1092,8 @@ class _Walker:
         if function is None or not isinstance(function.node.body, list):
             return
         frame = _Loop(len(self.loops) + 1 + self._base_level(), node, closure=True)
-        walker = _Walker(self.flow, function, _local_imports(function, self.imports), [frame])
+        imports = imports_in(function, self.flow.index.imports)
+        walker = _Walker(self.flow, function, imports, [frame])
         walker.entry = self.entry
         walker.instances = dict(self.instances)
         inner = _State({}, {}, 1)

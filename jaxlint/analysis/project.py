@@ -286,20 +286,18 @@ def importers_first(
     imported: dict[str, list[str]] = {}
     for key in sorted(sources):
         names = []
+        # the lines are only text (a docstring's too): whatever they hold, nothing raises
         for source, listed, plain in _IMPORT.findall(sources[key]):
+            parts = (plain or listed).decode("ascii", "replace").strip("()\\ \t\r").split(",")
+            heads = [words[0] for words in map(str.split, parts) if words]
             if plain:
-                names += [part.split()[0] for part in plain.decode("ascii", "replace").split(",")]
+                names += heads
                 continue
             dotted = source.decode("ascii", "replace")
             module = dotted.lstrip(".")
             base = absolute_module(module or None, len(dotted) - len(module), sites[key].package)
-            if base is None:
-                continue
-            names.append(base)
-            for part in listed.decode("ascii", "replace").strip("()\\ \t\r").split(","):
-                words = part.split()
-                if words:
-                    names.append(f"{base}.{words[0]}" if base else words[0])
+            if base is not None:
+                names += [base] + [f"{base}.{head}" if base else head for head in heads]
         imported[key] = [by_name[n] for n in names if n in by_name and by_name[n] != key]
     # depth first, each module listed once what it imports is: reversed, importers come first
     order: list[str] = []

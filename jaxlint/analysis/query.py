@@ -12,7 +12,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.jax_api import TraceKind
 from jaxlint.analysis.names import dotted_cst
-from jaxlint.analysis.scope import FunctionInfo, ModuleIndex
+from jaxlint.analysis.scope import FunctionInfo, ModuleIndex, imports_in
 from jaxlint.analysis.tracers import Tracers
 from jaxlint.analysis.values import FunctionValues, Kind
 from jaxlint.diagnostics import Span
@@ -138,7 +138,7 @@ class Query:
         head = dotted.split(".")[0]
         if function is not None and function.defining_function(head) is not None:
             return None
-        return self.index.imports.resolve(dotted)
+        return imports_in(function, self.index.imports).resolve(dotted)
 
     def kind(self, expression: cst.BaseExpression) -> Kind:
         """The kind of value an expression holds in the current function."""

@@ -161,6 +161,9 @@ class FunctionInfo:
     host_constant_params: set[str] | None = None
     # "array" / "container" / "traced" (a traced caller passes its own argument)
     param_hints: dict[str, set[str]] = field(default_factory=dict)
+    # the import statements in the function's own body (not in functions nested in it)
+    imports: list[ast.Import | ast.ImportFrom] = field(default_factory=list)
+    _import_table: ImportTable | None = field(default=None, repr=False)
 
     @property
     def is_method(self) -> bool:
@@ -246,6 +249,18 @@ class FunctionInfo:
 
     def describe(self) -> str:
         return "lambda" if isinstance(self.node, ast.Lambda) else f"`{self.name}`"
+
+
+def imports_in(function: FunctionInfo | None, imports: ImportTable) -> ImportTable:
+    """The module's import table as seen inside `function`: with the imports of the function
+    and of the functions around it binding over the module's."""
+    if function is None:
+        return imports
+    if function._import_table is None:
+        outer = imports_in(function.parent, imports)
+        own = function.imports
+        function._import_table = outer.with_imports(own) if own else outer
+    return function._import_table
 
 
 @dataclass(eq=False)
@@ -506,6 +521,7 @@ def build_index(
     builder.collect(tree.body, parent=None, class_info=None)
     for function in builder.functions:
         function.local_names -= function.declared_outer
+        function._import_table = None  # asked while its imports were still being collected
     for class_info in builder.classes.values():
         class_info.local_bases = [
             builder.classes[b] for b in class_info.base_names if b in builder.classes
@@ -636,7 +652,11 @@ class _IndexBuilder:
                 if scope is not None:
                     scope.declared_outer.update(node.names)  # type: ignore[attr-defined]
             elif kind is ast.Import or kind is ast.ImportFrom:
-                self.imports.add(node)  # type: ignore[arg-type]
+                if scope is None:
+                    self.imports.add(node)  # type: ignore[arg-type]
+                else:  # binds in the function; elsewhere only a name the module leaves free
+                    scope.imports.append(node)  # type: ignore[arg-type]
+                    self.imports.add(node, keep_bound=True)  # type: ignore[arg-type]
             is_statement = isinstance(node, ast.stmt)
             inner_owner = owner if is_statement else None
             for field_name in node._fields:
@@ -726,7 +746,7 @@ class _IndexBuilder:
             enclosing = enclosing.parent
         if head in self.jit_decorators or dotted in self.jit_decorators:
             return dotted
-        return self.imports.resolve(dotted)
+        return imports_in(scope, self.imports).resolve(dotted)
 
     def resolved_calls(self) -> list[tuple[FunctionInfo | None, ast.Call, str | None]]:
         """Each call with its enclosing function and the qualified name of what it calls,
