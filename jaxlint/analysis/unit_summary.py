@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from jaxlint.analysis.ast_walk import walk_ast
 from jaxlint.analysis.names import ImportTable, dotted_ast
-from jaxlint.analysis.scope import FunctionInfo
+from jaxlint.analysis.scope import FunctionInfo, imports_in
 
 
 @dataclass
@@ -53,12 +53,13 @@ def summarize(
     subscripts: list[ast.Subscript] = []
     mask_names: set[str] = set()
     for function in outermost:
+        imports_here = imports_in(function, imports)
         for node in walk_ast(function.node):
             kind = type(node)
             node_types.add(kind.__name__)
             if kind is ast.Call:
                 func = node.func  # type: ignore[attr-defined]
-                qualified = imports.resolve(dotted_ast(func))
+                qualified = imports_here.resolve(dotted_ast(func))
                 if qualified is not None:
                     called.add(qualified)
                 if type(func) is ast.Attribute:
@@ -70,11 +71,11 @@ def summarize(
                     summary.stores_into = True
             elif kind is ast.Attribute and type(node.ctx) is ast.Store:  # type: ignore[attr-defined]
                 summary.stores_into = True
-            elif kind is ast.Assign and _may_be_mask(node.value, imports):  # type: ignore[attr-defined]
+            elif kind is ast.Assign and _may_be_mask(node.value):  # type: ignore[attr-defined]
                 mask_names.update(t.id for t in node.targets if type(t) is ast.Name)  # type: ignore[attr-defined]
             if not summary.truth_tests and kind in _TRUTH_TESTED:
                 operands = _TRUTH_TESTED[kind](node)
-                summary.truth_tests = not all(_plain_bool(o, imports) for o in operands)
+                summary.truth_tests = not all(_plain_bool(o, imports_here) for o in operands)
     for subscript in subscripts:
         index = subscript.slice
         parts = index.elts if type(index) is ast.Tuple else [index]  # type: ignore[attr-defined]
@@ -84,7 +85,7 @@ def summarize(
                 summary.dynamic_subscript |= any(b is not None and not _literal(b) for b in bounds)
             elif not _literal(part):
                 summary.dynamic_subscript = True
-        summary.mask_subscript |= _may_be_mask(index, imports) or (
+        summary.mask_subscript |= _may_be_mask(index) or (
             type(index) is ast.Name and index.id in mask_names  # type: ignore[attr-defined]
         )
     return summary
@@ -143,7 +144,7 @@ def _literal(node: ast.expr) -> bool:
 _BIT_OPERATORS = (ast.BitAnd, ast.BitOr, ast.BitXor)
 
 
-def _may_be_mask(node: ast.expr, imports: ImportTable) -> bool:
+def _may_be_mask(node: ast.expr) -> bool:
     """Could this be a boolean mask as JAX105 reads one: a comparison, `~`/`&`/`|`/`^` of one,
     or a call (JAX105 asks which)."""
     kind = type(node)
