@@ -24,10 +24,6 @@ from jaxlint.analysis.source import mentions_x64, parse_python, split_lines
 from jaxlint.cache import Store, code_version, key_of
 
 MAX_MODULES = 5000  # a tree larger than this is linted module by module, as before
-# One hop from the module that jits: a chain through several modules of a big library reaches
-# helpers whose arguments nothing here describes (measured on flax, numpyro, optax: findings that
-# were all false), while a package's `train.py` → `losses.py` is one hop.
-MAX_ROUNDS = 1
 
 
 @dataclass(frozen=True)
@@ -187,39 +183,31 @@ def build_project_index(
     store = Store(cache_root, "index") if cache_root is not None else None
     # a module's marks are final once every module importing it is done: it is linted as
     # parsed, with no need to be parsed again (the order changes nothing else)
-    pending = importers_first(sources, index.sites, by_name)
     marked_by: dict[tuple[str, str], str] = {}
-    for round_number in range(MAX_ROUNDS):
-        if not pending:
-            break
-        changed: set[str] = set()
-        for key in pending:
-            outgoing, consumers, parsed = _outgoing(
-                sources[key], index, key, jit_decorators, store, keep=on_parsed is not None
-            )
-            if parsed is not None and on_parsed is not None:
-                on_parsed(parsed)
-            if round_number == 0:
-                index.key_consumers.update(consumers)
-            caller = index.sites[key].name
-            for qualified, kind, how in outgoing:
-                target = _owner(qualified, by_name)
-                if target is None or target[0] == key:
-                    continue
-                target_key, function = target
-                marks = index.marks.setdefault(target_key, {})
-                previous = marks.get(function)
-                # the strongest trace wins; of equals, the caller first by path (any order of
-                # visits gives the same marks)
-                if (
-                    previous is None
-                    or kind > previous[0]
-                    or (kind == previous[0] and key < marked_by[target_key, function])
-                ):
-                    marks[function] = (kind, how.in_module(caller))
-                    marked_by[target_key, function] = key
-                    changed.add(target_key)
-        pending = sorted(changed)
+    for key in importers_first(sources, index.sites, by_name):
+        outgoing, consumers, parsed = _outgoing(
+            sources[key], index, key, jit_decorators, store, keep=on_parsed is not None
+        )
+        if parsed is not None and on_parsed is not None:
+            on_parsed(parsed)
+        index.key_consumers.update(consumers)
+        caller = index.sites[key].name
+        for qualified, kind, how in outgoing:
+            target = _owner(qualified, by_name)
+            if target is None or target[0] == key:
+                continue
+            target_key, function = target
+            marks = index.marks.setdefault(target_key, {})
+            previous = marks.get(function)
+            # the strongest trace wins; of equals, the caller first by path (any order of
+            # visits gives the same marks)
+            if (
+                previous is None
+                or kind > previous[0]
+                or (kind == previous[0] and key < marked_by[target_key, function])
+            ):
+                marks[function] = (kind, how.in_module(caller))
+                marked_by[target_key, function] = key
     return index
 
 

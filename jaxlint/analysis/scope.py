@@ -528,7 +528,10 @@ def build_index(
         ]
     builder.find_roots()
     builder.propagate()
-    # what this module's own traced code calls: the marks others gave it reach no further
+    # what this module's own traced code calls: the marks others gave it reach no further (one
+    # hop from the module that jits: a chain through several modules of a big library reaches
+    # helpers whose arguments nothing describes; measured on flax, numpyro, optax: findings that
+    # were all false; a package's `train.py` → `losses.py` is one hop)
     outgoing = builder.outgoing_calls()
     if traced_from_outside:
         for name, (kind, reason) in traced_from_outside.items():
