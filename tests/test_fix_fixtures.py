@@ -59,12 +59,18 @@ REFUSED = {
     "print_refused_text_variable": "makes text from a traced value",
     "while_refused_break": "the body has `break`, which lax.while_loop cannot express",
     "print_static_marker": "prints only static values",
+    "inplace_refused_host_parameter": "callers may expect their array changed in place",
 }
 NOT_FLAGGED = {"print_static_shape"}  # a print of static values only: left alone, no diagnostic
 # Safe fixes of code that raises (or does nothing) even without jit, so the un-jitted original
 # cannot be the reference: tests/test_arrays_and_dtypes.py runs these rules' fixes instead
 # (JAX204 against the same code on NumPy arrays, JAX205 keeping the update, JAX206 printing values).
-CHECKED_ELSEWHERE = {"inplace_ported", "discarded_at_update", "debug_print_fstring"}
+CHECKED_ELSEWHERE = {
+    "inplace_ported",
+    "inplace_jitted_parameter",  # below: against the original on NumPy arrays
+    "discarded_at_update",
+    "debug_print_fstring",
+}
 KNOWN_BUGS: dict[str, str] = {}  # case → why its snapshot is not what jaxlint writes yet
 
 
@@ -349,6 +355,29 @@ def test_applied_fix_was_verified(case, first_fix):
         assert diagnostic["fix"]["applied"] is True
         if diagnostic["fix"]["kind"] == "verified":  # a safe fix is applied without
             assert diagnostic["fix"]["verification"]["status"] == "verified"
+
+
+def test_stores_into_a_jitted_parameter_are_verified_on_numpy_copies(first_fix, modules):
+    case = "inplace_jitted_parameter"
+    by_line = {d["line"]: d["fix"] for d in first_fix.diagnostics[case]}
+    local, parameter = by_line[12], by_line[13]
+    assert local["kind"] == "safe" and local["applied"] is True
+    assert parameter["kind"] == "verified" and parameter["applied"] is True
+    assert parameter["verification"]["status"] == "verified"
+    assert "NumPy copies" in parameter["verification"]["reason"]
+    original, fixed = modules(case, "in"), modules(case, "out")
+    with pytest.raises(TypeError, match="immutable"):
+        original.heat_step(_vector(5), 0.1, 1.0, -1.0)
+    reference = _unjit(original.heat_step)
+    for n in (2, 5, 11):  # lengths verification did not try
+        u = np.asarray(_vector(n, seed=n))
+        original.jnp = np  # the NumPy semantics the ported code was written for
+        try:
+            expected = reference(u.copy(), 0.1, 1.0, -1.0)
+        finally:
+            original.jnp = jnp
+        got = fixed.heat_step(jnp.asarray(u), 0.1, 1.0, -1.0)
+        np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-6, atol=1e-6)
 
 
 # -- running the fixtures -------------------------------------------------------------------------

@@ -28,6 +28,7 @@ def request(
     fix_code: str,
     *,
     require_fewer_eqns: bool = False,
+    numpy_reference: bool = False,
 ) -> VerifyRequest:
     """A request from two fixture files, or from inline sources (anything with a newline)."""
 
@@ -43,7 +44,48 @@ def request(
         target=target,
         fix_code=fix_code,
         require_fewer_eqns=require_fewer_eqns,
+        numpy_reference=numpy_reference,
     )
+
+
+# JAX204 on a parameter: under jit the original raises on every call, so the reference is the
+# original on NumPy copies of its inputs (the NumPy semantics it was written for)
+CLAMP_ENDS = """
+    import jax
+    import jax.numpy as jnp
+
+    @jax.jit
+    def clamp_ends(x, lo, hi):
+        x[0] = lo
+        x[-1] = hi
+        x[1:-1] *= 0.5
+        return x / jnp.max(jnp.abs(x))
+"""
+CLAMP_ENDS_AT = (
+    CLAMP_ENDS.replace("x[0] = lo", "x = x.at[0].set(lo)")
+    .replace("x[-1] = hi", "x = x.at[-1].set(hi)")
+    .replace("x[1:-1] *= 0.5", "x = x.at[1:-1].multiply(0.5)")
+)
+NUMPY_REFERENCE_REQUESTS = [
+    request("at-set", CLAMP_ENDS, CLAMP_ENDS_AT, "clamp_ends", "JAX204", numpy_reference=True),
+    request(
+        "at-add-for-set",
+        CLAMP_ENDS,
+        CLAMP_ENDS_AT.replace("x.at[0].set(lo)", "x.at[0].add(lo)"),
+        "clamp_ends",
+        "JAX204",
+        numpy_reference=True,
+    ),
+    request(
+        "at-store-dropped",
+        CLAMP_ENDS,
+        CLAMP_ENDS_AT.replace("x = x.at[-1].set(hi)", "pass"),
+        "clamp_ends",
+        "JAX204",
+        numpy_reference=True,
+    ),
+    request("at-set-as-written", CLAMP_ENDS, CLAMP_ENDS_AT, "clamp_ends", "JAX204"),
+]
 
 
 UNFINDABLE_INPUTS = """
@@ -316,10 +358,26 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, VerifyResult]
     """One verify() run (one child process) shared by the tests below."""
     if not jax_available():
         pytest.skip("JAX is not installed")
-    requests = MAIN_REQUESTS + sibling_module_requests(tmp_path_factory.mktemp("projects"))
+    projects = sibling_module_requests(tmp_path_factory.mktemp("projects"))
+    requests = MAIN_REQUESTS + NUMPY_REFERENCE_REQUESTS + projects
     done = verify(requests, time_limit_s=120.0)
     assert [r.request_id for r in done] == [r.request_id for r in requests]
     return {r.request_id: r for r in done}
+
+
+def test_store_into_a_parameter_is_verified_against_numpy(
+    results: dict[str, VerifyResult],
+) -> None:
+    verified = results["at-set"]
+    assert verified.status == "verified", verified.reason
+    assert "the original on NumPy copies of the array inputs" in verified.reason
+    assert "only NumPy raises on int32 data" in verified.reason  # `.at[].multiply` casts
+    for wrong in ("at-add-for-set", "at-store-dropped"):
+        assert results[wrong].status == "failed", results[wrong].reason
+        assert "values differ" in results[wrong].reason
+    # without the NumPy reference the original raises everywhere: nothing to compare with
+    as_written = results["at-set-as-written"]
+    assert as_written.status == "unverifiable" and "immutable" in as_written.reason
 
 
 def test_loop_rewrite_is_verified_with_smaller_jaxpr(results: dict[str, VerifyResult]) -> None:

@@ -40,6 +40,10 @@ class Edit:
     # This edit's safety when not the rule's: a rule with safe fixes may offer one that must be
     # verified (JAX102: `max(a, b)` → `jnp.maximum` is safe, a branch → `jnp.where` is verified).
     kind: FixKind | None = None
+    # Verification's reference is the original run on NumPy copies of its array inputs: the
+    # NumPy semantics the code was written for, where the original as written always raises
+    # (JAX204: a store into a parameter of a jitted function).
+    numpy_reference: bool = False
 
 
 @dataclass(frozen=True)

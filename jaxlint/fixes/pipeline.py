@@ -210,6 +210,7 @@ def _decide(
             fix_code=finding.rule.code,
             require_fewer_eqns=edit.require_fewer_eqns,
             recorded=recorded_for(path, file_source or source, edit.verify_target or ""),
+            numpy_reference=edit.numpy_reference,
         )
         for number, (finding, edit) in enumerate(to_verify)
     ]

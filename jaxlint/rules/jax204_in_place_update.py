@@ -130,11 +130,7 @@ class InPlaceUpdate(Rule):
         chained: bool,
     ) -> Edit | Refusal:
         base = target.value
-        if chained:
-            return Refusal("a chained assignment (`a = x[i] = v`): split it first")
-        if operator is not None and type(operator) not in AT_METHODS:
-            return Refusal(f"`{code_of(operator).strip()}` has no `.at[]` method")
-        problem = self._index_problem(target, operator)
+        problem = self._store_problem(target, operator, chained)
         if problem:
             return Refusal(problem)
         function = self.context.function
@@ -145,10 +141,7 @@ class InPlaceUpdate(Rule):
             )
         name = base.value
         if name in function.params:
-            return Refusal(
-                f"`{name}` is a parameter, and callers may expect their array changed in place "
-                f"(NumPy's contract): return `{name} = {name}.at[...]...` to them by hand"
-            )
+            return self._parameter_fix(name, statement)
         if name not in function.local_names:
             return Refusal(f"`{name}` is not a local name of `{function.name}`")
         alias = _alias(self.context.frame.node if self.context.frame else None, name)
@@ -158,20 +151,77 @@ class InPlaceUpdate(Rule):
                 "(`.at[]` makes a new array)"
             )
         method = "set" if operator is None else AT_METHODS[type(operator)]
-        updated = cst.Call(
-            func=cst.Attribute(
-                value=target.with_changes(
-                    value=cst.Attribute(value=base, attr=cst.Name("at")), lpar=[], rpar=[]
-                ),
-                attr=cst.Name(method),
-            ),
-            args=[cst.Arg(value=statement.value)],
-        )
-        replacement = cst.Assign(targets=[cst.AssignTarget(target=base)], value=updated)
         return Edit(
-            replacements={statement: replacement},
+            replacements={statement: _at_update(target, operator, statement)},
             description=f"{name}[...] {'=' if operator is None else code_of(operator).strip()} v"
             f" → {name} = {name}.at[...].{method}(v)",
+        )
+
+    def _store_problem(
+        self, target: cst.Subscript, operator: cst.BaseAugOp | None, chained: bool
+    ) -> str | None:
+        """Why this store has no `.at[]` form equal to NumPy's, if it has none."""
+        if chained:
+            return "a chained assignment (`a = x[i] = v`): split it first"
+        if operator is not None and type(operator) not in AT_METHODS:
+            return f"`{code_of(operator).strip()}` has no `.at[]` method"
+        return self._index_problem(target, operator)
+
+    def _parameter_fix(self, name: str, statement: cst.Assign | cst.AugAssign) -> Edit | Refusal:
+        """Every store into parameter `name` rewritten at once (one left as it was would raise
+        on the array the others made), verified against the original run on NumPy copies of
+        its inputs: under jit the original raises on every call. The edit is the first
+        reported store's; the others point to it.
+
+        Only in a function that runs nowhere but under staging: called eagerly on a NumPy
+        array, its caller may expect the array changed in place (NumPy's contract).
+        """
+        context = self.context
+        frame = context.frame
+        target_name = context.verify_target()
+        if not context.only_staged or frame is None or frame.parent is not None or not target_name:
+            return Refusal(
+                f"`{name}` is a parameter, and callers may expect their array changed in place "
+                f"(NumPy's contract): return `{name} = {name}.at[...]...` to them by hand"
+            )
+        alias = _alias(frame.node, name)
+        if alias:
+            return Refusal(
+                f"`{name}` is also reachable as {alias}, which would not see the update "
+                "(`.at[]` makes a new array)"
+            )
+        stores = _stores_into(frame.node, name)
+        lead = next(
+            store
+            for store, store_target, _, _ in stores
+            if store is statement
+            or (
+                self._made_by_jax(store_target.value, depth=4)  # type: ignore[arg-type]
+                and not context.maybe_unstaged_branch(store)
+            )
+        )
+        if lead is not statement:
+            return Refusal(
+                f"one fix rewrites every store into `{name}`: the one on line "
+                f"{context.span(lead).line}"
+            )
+        replacements: dict[cst.CSTNode, cst.CSTNode] = {}
+        for store, store_target, operator, chained in stores:
+            problem = self._store_problem(store_target, operator, chained)
+            if problem is None and context.reaching_values(store_target.value):  # type: ignore[arg-type]
+                problem = f"`{name}` is also rebound in `{frame.info.name}`"
+            if problem:
+                line = context.span(store).line
+                return Refusal(f"the store into `{name}` on line {line}: {problem}")
+            replacements[store] = _at_update(store_target, operator, store)
+        count = len(replacements)
+        return Edit(
+            replacements=replacements,
+            description=f"{count} store{'s' if count != 1 else ''} into parameter `{name}` → "
+            f"{name} = {name}.at[...]...",
+            kind="verified",
+            verify_target=target_name,
+            numpy_reference=True,
         )
 
     def _index_problem(self, target: cst.Subscript, operator: cst.BaseAugOp | None) -> str | None:
@@ -308,6 +358,71 @@ class InPlaceUpdate(Rule):
             or (kind == "assign" and self._scalar_int(bound, depth - 1))  # type: ignore[arg-type]
             for kind, bound in bindings
         )
+
+
+def _at_update(
+    target: cst.Subscript, operator: cst.BaseAugOp | None, statement: cst.Assign | cst.AugAssign
+) -> cst.Assign:
+    """`x[i] op= v` as `x = x.at[i].<method>(v)`."""
+    base = target.value
+    method = "set" if operator is None else AT_METHODS[type(operator)]
+    updated = cst.Call(
+        func=cst.Attribute(
+            value=target.with_changes(
+                value=cst.Attribute(value=base, attr=cst.Name("at")), lpar=[], rpar=[]
+            ),
+            attr=cst.Name(method),
+        ),
+        args=[cst.Arg(value=statement.value)],
+    )
+    return cst.Assign(targets=[cst.AssignTarget(target=base)], value=updated)
+
+
+def _stores_into(
+    function: cst.CSTNode, name: str
+) -> list[tuple[cst.Assign | cst.AugAssign, cst.Subscript, cst.BaseAugOp | None, bool]]:
+    """The item assignments `name[...] = v` / `name[...] op= v` of a function's own body
+    (nested functions and classes are their own scopes): (statement, target, operator, chained)."""
+    finder = _StoreFinder(name)
+    body = getattr(function, "body", None)
+    if isinstance(body, cst.BaseSuite):
+        walk(body, finder)
+    return finder.stores
+
+
+class _StoreFinder(cst.CSTVisitor):
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+        self.stores: list[
+            tuple[cst.Assign | cst.AugAssign, cst.Subscript, cst.BaseAugOp | None, bool]
+        ] = []
+
+    def _into(self, target: cst.BaseExpression) -> bool:
+        return (
+            isinstance(target, cst.Subscript)
+            and isinstance(target.value, cst.Name)
+            and target.value.value == self.name
+        )
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        chained = len(node.targets) != 1
+        for assign_target in node.targets:
+            if self._into(assign_target.target):
+                self.stores.append((node, assign_target.target, None, chained))  # type: ignore[arg-type]
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if self._into(node.target):
+            self.stores.append((node, node.target, node.operator, False))  # type: ignore[arg-type]
 
 
 def _jax_bound_names(statement: ast.stmt, index: ModuleIndex) -> frozenset[str]:

@@ -205,6 +205,8 @@ def _check(request: VerifyRequest, old_name: str, new_name: str) -> VerifyResult
     )
     if static and original.function is not None:
         original = replace(original, static_params=static)
+    if request.numpy_reference:
+        original = replace(original, numpy_inputs=True)
     try:
         new_module = build_module(
             request.rewritten_source,
@@ -301,7 +303,34 @@ def _bind(target: Target, init: Binding | None, set_index: int) -> Callable[...,
 
 def _call(target: Target, init: Binding | None, call: Binding, set_index: int) -> Any:
     args, kwargs = call.make(set_index)
-    return _bind(target, init, set_index)(*args, **kwargs)
+    if not target.numpy_inputs:
+        return _bind(target, init, set_index)(*args, **kwargs)
+    args, kwargs = jax.tree_util.tree_map(_numpy_copy, (args, kwargs))
+    output = _bind(target, init, set_index)(*args, **kwargs)
+    return jax.tree_util.tree_map(_jax_typed, output)
+
+
+def _numpy_copy(leaf: Any) -> Any:
+    return np.array(leaf) if isinstance(leaf, jax.Array) else leaf
+
+
+def _jax_typed(leaf: Any) -> Any:
+    """A NumPy result as JAX would type it (float64 is float32 without x64), values kept."""
+    if isinstance(leaf, (np.ndarray, np.generic)):
+        return np.asarray(leaf, dtype=jax.dtypes.canonicalize_dtype(leaf.dtype))
+    return leaf
+
+
+def _numpy_only_error(target: Target, exc: BaseException) -> bool:
+    """An error of the NumPy reference that JAX's `.at[]` does not raise, by its documented
+    semantics: an index out of bounds (the update is dropped) or a cast NumPy's in-place
+    ufunc refuses (`int_array[i] *= 0.5`: `.at[i].multiply` casts). The original as written
+    raises on every input, so no working call of it behaves otherwise."""
+    if not target.numpy_inputs:
+        return False
+    return isinstance(exc, IndexError) or any(
+        kind.__name__ == "UFuncTypeError" for kind in type(exc).__mro__
+    )
 
 
 def find_plans(
@@ -384,7 +413,11 @@ def find_plans(
                 except _SAFE_ERRORS as exc:
                     if set_index == 0:
                         last_error = f"({call.describe()}): {describe_exception(exc)}"
-                        if rejected is not None and len(rejected) < MAX_REJECTED:
+                        if (
+                            rejected is not None
+                            and len(rejected) < MAX_REJECTED
+                            and not _numpy_only_error(original, exc)
+                        ):
                             rejected.append((init, call, describe_exception(exc)))
                         break
                 if len(accepted) == MIN_INPUT_SETS:
@@ -528,7 +561,8 @@ def _measure(original: Target, rewritten: Target, plan: InputPlan) -> _Measureme
         old_fn, old_args = _traceable(original, plan, set_index)
         measured.eqns_before, measured.eqns_total_before = count_eqns(old_fn, old_args)
     except _SAFE_ERRORS as exc:
-        measured.notes.append(f"original not traceable: {describe_exception(exc)}")
+        if not original.numpy_inputs:  # else the finding itself: a store into a tracer
+            measured.notes.append(f"original not traceable: {describe_exception(exc)}")
     try:
         new_fn, new_args = _traceable(rewritten, plan, set_index)
         measured.eqns_after, measured.eqns_total_after = count_eqns(new_fn, new_args)
@@ -594,6 +628,7 @@ class _Comparer:
         self.failure: str | None = None
         self.varied: list[str] = []  # variants both accepted
         self.rejected: list[str] = []  # variants the original (and the rewrite) reject
+        self.numpy_only: list[str] = []  # variants only the NumPy reference rejects
         self._jitted_original: Target | None | bool = False
 
     def outcome(self) -> _Outcome:
@@ -618,6 +653,9 @@ class _Comparer:
             if empty and (label.endswith("→0") or _stacks_nothing(exc)):
                 # A loop that ran zero times left a Python value (`0.0 / len(x)` divides by
                 # zero) or stacked nothing (`jnp.stack([])`): the rewrite may return there.
+                return
+            if _numpy_only_error(self.original, exc):
+                self.numpy_only.append(label)
                 return
             if self._rejects(init, call, f"the original raises {describe_exception(exc)} {where}"):
                 self.rejected.append(label)
@@ -861,10 +899,14 @@ def _summary(
     signatures = " and ".join(describe_inputs(original, plan) for plan in plans)
     parts = [f"outputs and prints match on {comparer.passed} input sets: {signatures}"]
     parts += _origin_note(plans, comparer.request.recorded)
+    if original.numpy_inputs:
+        parts.append("the reference: the original on NumPy copies of the array inputs")
     if comparer.varied:
         parts[0] += f", varied by {', '.join(comparer.varied)}"
     if comparer.rejected:
         parts[0] += f" (both raise on {', '.join(comparer.rejected)})"
+    if comparer.numpy_only:
+        parts[0] += f" (only NumPy raises on {', '.join(comparer.numpy_only)})"
     if comparer.worst is not None:
         parts[0] += f", max |Δ| {comparer.worst:.3g}"
     if measured.eqns_before is not None and measured.eqns_after is not None:

@@ -64,6 +64,8 @@ class Target:
     vmapped: bool = False
     # parameters the original's jit made static (stripped for verification): hashable values only
     static_params: frozenset[str] = frozenset()
+    # called on NumPy copies of its array arguments, its NumPy results given JAX's dtypes
+    numpy_inputs: bool = False
 
     @property
     def is_instance_method(self) -> bool:

@@ -26,6 +26,8 @@ class VerifyRequest:
     # Signatures `--examples-from CMD` saw the target called with: one JSON object per string
     # (jaxlint.verify.recording); tried before any other example inputs.
     recorded: tuple[str, ...] = ()
+    # The reference is the original on NumPy copies of the array inputs (Edit.numpy_reference).
+    numpy_reference: bool = False
 
 
 @dataclass(frozen=True)
@@ -67,9 +69,14 @@ def request_to_wire(request: VerifyRequest) -> dict[str, Any]:
 
 
 def request_from_wire(data: dict[str, Any]) -> VerifyRequest:
-    """The inverse of `request_to_wire`; `recorded` may be missing (an older parent)."""
-    values = {f.name: data[f.name] for f in fields(VerifyRequest) if f.name != "recorded"}
-    return VerifyRequest(**values, recorded=tuple(data.get("recorded") or ()))
+    """The inverse of `request_to_wire`; the defaulted fields may be missing (an older parent)."""
+    optional = {"recorded", "numpy_reference"}
+    values = {f.name: data[f.name] for f in fields(VerifyRequest) if f.name not in optional}
+    return VerifyRequest(
+        **values,
+        recorded=tuple(data.get("recorded") or ()),
+        numpy_reference=bool(data.get("numpy_reference")),
+    )
 
 
 def result_to_wire(result: VerifyResult) -> dict[str, Any]:
