@@ -91,3 +91,17 @@ _WALKED: dict[type, bool] = {}
 def _walked(kind: type) -> bool:
     walked = _WALKED[kind] = issubclass(kind, cst.CSTNode) and kind not in TRIVIA
     return walked
+
+
+class OwnScopeVisitor(cst.CSTVisitor):
+    """A visitor of one function's own body: nested functions, classes and lambdas are their
+    own scopes and are not entered."""
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.analysis.cst_walk import walk
+from jaxlint.analysis.cst_walk import OwnScopeVisitor, walk
 from jaxlint.analysis.jax_api import SHAPE_PROJECTIONS
 from jaxlint.analysis.query import Frame
 from jaxlint.analysis.unit_summary import UnitSummary
@@ -222,7 +222,7 @@ def _value_children(node: cst.CSTNode) -> list[cst.CSTNode]:
     return list(node.children)
 
 
-class _BindingCollector(cst.CSTVisitor):
+class _BindingCollector(OwnScopeVisitor):
     def __init__(self) -> None:
         self.bindings: dict[str, list[cst.BaseExpression]] = {}
 
@@ -234,15 +234,6 @@ class _BindingCollector(cst.CSTVisitor):
                 self._bind(element.value, value)
         elif isinstance(target, cst.StarredElement):
             self._bind(target.value, value)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:

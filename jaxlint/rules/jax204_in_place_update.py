@@ -9,7 +9,7 @@ import libcst as cst
 
 from jaxlint.analysis.ast_walk import walk_ast
 from jaxlint.analysis.cst_text import code_of
-from jaxlint.analysis.cst_walk import walk
+from jaxlint.analysis.cst_walk import OwnScopeVisitor, walk
 from jaxlint.analysis.names import dotted_ast
 from jaxlint.analysis.scope import ModuleIndex
 from jaxlint.analysis.unit_summary import UnitSummary
@@ -144,12 +144,9 @@ class InPlaceUpdate(Rule):
             return self._parameter_fix(name, statement)
         if name not in function.local_names:
             return Refusal(f"`{name}` is not a local name of `{function.name}`")
-        alias = _alias(self.context.frame.node if self.context.frame else None, name)
-        if alias:
-            return Refusal(
-                f"`{name}` is also reachable as {alias}, which would not see the update "
-                "(`.at[]` makes a new array)"
-            )
+        aliased = _aliased(self.context.frame.node if self.context.frame else None, name)
+        if aliased:
+            return aliased
         method = "set" if operator is None else AT_METHODS[type(operator)]
         return Edit(
             replacements={statement: _at_update(target, operator, statement)},
@@ -184,12 +181,9 @@ class InPlaceUpdate(Rule):
                 f"`{name}` is a parameter, and callers may expect their array changed in place "
                 f"(NumPy's contract): return `{name} = {name}.at[...]...` to them by hand"
             )
-        alias = _alias(frame.node, name)
-        if alias:
-            return Refusal(
-                f"`{name}` is also reachable as {alias}, which would not see the update "
-                "(`.at[]` makes a new array)"
-            )
+        aliased = _aliased(frame.node, name)
+        if aliased:
+            return aliased
         stores = _stores_into(frame.node, name)
         lead = next(
             store
@@ -390,7 +384,7 @@ def _stores_into(
     return finder.stores
 
 
-class _StoreFinder(cst.CSTVisitor):
+class _StoreFinder(OwnScopeVisitor):
     def __init__(self, name: str) -> None:
         super().__init__()
         self.name = name
@@ -404,15 +398,6 @@ class _StoreFinder(cst.CSTVisitor):
             and isinstance(target.value, cst.Name)
             and target.value.value == self.name
         )
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
 
     def visit_Assign(self, node: cst.Assign) -> None:
         chained = len(node.targets) != 1
@@ -456,13 +441,18 @@ def _jax_aliases(index: ModuleIndex) -> tuple[str, ...]:
     ) or ("jax",)
 
 
-def _alias(function: cst.CSTNode | None, name: str) -> str | None:
-    """Another reference to the array `name` holds, made in the function, if any."""
+def _aliased(function: cst.CSTNode | None, name: str) -> Refusal | None:
+    """The refusal when the function makes another reference to the array `name` holds."""
     if function is None:
         return None
     finder = _AliasFinder(name)
     walk(function, finder)
-    return finder.found
+    if finder.found is None:
+        return None
+    return Refusal(
+        f"`{name}` is also reachable as {finder.found}, which would not see the update "
+        "(`.at[]` makes a new array)"
+    )
 
 
 class _AliasFinder(cst.CSTVisitor):
