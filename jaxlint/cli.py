@@ -20,6 +20,7 @@ from jaxlint.files import (
     index_project,
     lint_bytes,
     lint_paths,
+    remove_stale_temps,
     unapply_fixes,
     unified_diff,
     write_fixes,
@@ -77,18 +78,37 @@ def _settle(
 ) -> _Run:
     """Write fixes (`--fix`) or collect diffs (`--diff`), and gather every file's error."""
     run = _Run([], [], [])
-    for outcome in outcomes:
+    writing = bool(args.fix) and not args.diff
+    if writing:
+        for temp in remove_stale_temps(Path(o.path).parent for o in outcomes if o is not stdin):
+            print(f"{temp}: removed a temp file an interrupted jaxlint left", file=sys.stderr)
+    written: list[str] = []
+    for position, outcome in enumerate(outcomes):
         if args.diff:
             run.diffs.append(unified_diff(outcome))
             outcome = replace(outcome, diagnostics=unapply_fixes(outcome.diagnostics, DIFF_NOTE))
-        elif args.fix and outcome is not stdin:
-            outcome = write_fixes(outcome)
+        elif writing and outcome is not stdin:
+            try:
+                outcome = write_fixes(outcome)
+            except KeyboardInterrupt:
+                unwritten = [o.path for o in outcomes[position:] if o.changed and o is not stdin]
+                _say_interrupted(written, unwritten)
+                raise
+            if outcome.changed:
+                written.append(outcome.path)
         run.outcomes.append(outcome)
         if outcome.error:
             run.errors.append(outcome.error)
         if outcome.note:
             print(outcome.note, file=sys.stderr)
     return run
+
+
+def _say_interrupted(written: Sequence[str], unwritten: Sequence[str]) -> None:
+    """After Ctrl-C while writing: which files hold their fixes and which were left as read."""
+    print("jaxlint: interrupted while writing fixes", file=sys.stderr)
+    for label, paths in (("fixes written to", written), ("not written (unchanged)", unwritten)):
+        print(f"  {label}: {len(paths)} file(s): {', '.join(paths) or '-'}", file=sys.stderr)
 
 
 def _print_report(run: _Run, args: argparse.Namespace, stream: TextIO) -> None:
@@ -142,6 +162,8 @@ def run_check(args: argparse.Namespace) -> int:
     if file_paths:
         found = discover(file_paths, config)
         discovery_errors.extend(found.errors)
+        for message in found.skipped:
+            print(message, file=sys.stderr)
         _record_examples(args, found.files, config, options)
         cache_root = None if args.no_cache else _cache_root(file_paths[0])
         python_files = [f for f in found.files if f.suffix == ".py"]
@@ -272,6 +294,8 @@ def run_verify(args: argparse.Namespace) -> int:
     paths = list(args.paths) or ["."]
     config = _config_for(args.config, paths[0])
     found = discover(paths, config)
+    for message in found.skipped:
+        print(message, file=sys.stderr)
     for message in found.errors:
         print(message, file=sys.stderr)
     _record_examples(args, found.files, config, LintOptions(fix=True))
@@ -362,6 +386,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"jaxlint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
+        print("jaxlint: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         # The reader went away (`jaxlint … | head`); keep Python from complaining at exit.

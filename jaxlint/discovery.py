@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pathspec
 
+from jaxlint.analysis.source import special_file_kind
 from jaxlint.engine.config import DEFAULT_EXCLUDES, Config
 
 LINTED_SUFFIXES = (".py", ".ipynb")
@@ -16,10 +17,12 @@ LINTED_SUFFIXES = (".py", ".ipynb")
 
 @dataclass(frozen=True)
 class Discovery:
-    """The files found, in sorted order, and the problems met on the way (one message each)."""
+    """The files found, in sorted order, the problems met on the way (one message each), and
+    what was left out because it is not a file that can be read (a FIFO, a device)."""
 
     files: tuple[Path, ...]
     errors: tuple[str, ...]
+    skipped: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -116,8 +119,8 @@ def _walk(
         absolute = absolute_folder / entry.name
         try:
             is_dir = entry.is_dir()
-        except OSError:
-            continue
+        except OSError:  # a symlink loop: a file that cannot be read, said so when linted
+            is_dir = False
         if is_dir:
             if entry.name in DEFAULT_EXCLUDES or config.is_excluded(path):
                 continue
@@ -127,7 +130,7 @@ def _walk(
         elif entry.name.endswith(LINTED_SUFFIXES):
             if config.is_excluded(path) or _is_ignored(absolute, False, ignore_files):
                 continue
-            files.append(path)
+            files.append(path)  # a FIFO or device among them is skipped in `discover`
 
 
 def _named_folder_is_ignored(folder: Path, ignore_files: Sequence[_IgnoreFile]) -> bool:
@@ -152,12 +155,21 @@ def discover(paths: Iterable[str | Path], config: Config) -> Discovery:
                 # only .gitignore files inside it prune what it holds
                 inherited = []
             _walk(root, config, inherited, visited, files, errors)
-        elif root.exists():
+        elif os.path.lexists(root):  # a broken symlink or a loop is linted: it says why it fails
             files.append(root)
         else:
             errors.append(f"{root}: no such file or folder")
     unique: dict[str, Path] = {}
     for path in files:
-        unique.setdefault(os.path.realpath(path), path)
-    ordered = sorted(unique.values(), key=lambda path: path.as_posix())
-    return Discovery(files=tuple(ordered), errors=tuple(errors))
+        # each link of a loop is its own unreadable file: realpath names one of them for all
+        key = os.path.realpath(path) if os.path.exists(path) else os.path.abspath(path)
+        unique.setdefault(key, path)
+    ordered: list[Path] = []
+    skipped: list[str] = []
+    for path in sorted(unique.values(), key=lambda path: path.as_posix()):
+        kind = special_file_kind(path)
+        if kind is None:
+            ordered.append(path)
+        else:  # reading a FIFO blocks until someone writes to it
+            skipped.append(f"{path}: skipped: {kind}, not a file")
+    return Discovery(files=tuple(ordered), errors=tuple(errors), skipped=tuple(skipped))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import errno
 import gc
 import hashlib
 import io
@@ -14,12 +15,13 @@ import os
 import stat
 import tempfile
 import tokenize
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jaxlint.analysis.source import special_file_kind
 from jaxlint.cache import Store, code_version, key_of
 from jaxlint.diagnostics import Diagnostic
 from jaxlint.engine.config import Config
@@ -114,7 +116,7 @@ def lint_bytes(data: bytes, path: str, config: Config, options: LintOptions) -> 
     try:
         source, encoding = decode_source(data, path)
     except ValueError as error:
-        return FileOutcome(path, error=f"{path}: {error}")
+        return _problem(path, str(error), config)
     view = options.project.view(path) if options.project else None
     early = options.checked.get(path)
     results, key = None, ""
@@ -203,7 +205,7 @@ def index_project(
     from jaxlint.engine.registry import ENGINE_CODES, all_rules
 
     checking = check and not options.fix
-    wanted = {str(p.resolve()): str(p) for p in python_files} if checking else {}
+    wanted = {os.path.realpath(p): str(p) for p in python_files} if checking else {}
     done: list[tuple[Premise, str, str, tuple[Diagnostic, ...]]] = []
 
     def check_parsed(parsed: ParsedModule) -> None:
@@ -253,11 +255,24 @@ def _view_key(view: ProjectView | None) -> str:
 def lint_path(path: Path, config: Config, options: LintOptions = LintOptions()) -> FileOutcome:
     """Read and lint one file (the single entry point for `.py` and `.ipynb` alike)."""
     display = str(path)
+    kind = special_file_kind(path)
+    if kind is not None:  # named by a caller other than discovery: reading a FIFO blocks
+        return FileOutcome(display, note=f"{display}: skipped: {kind}, not a file")
     try:
         data = path.read_bytes()
     except OSError as error:
-        return FileOutcome(display, error=f"{display}: cannot read file: {error.strerror or error}")
+        reason = error.strerror or str(error)
+        if os.path.islink(path) and not os.path.exists(path) and error.errno == errno.ENOENT:
+            reason = "a symbolic link to a missing file"
+        return _problem(display, f"cannot read file: {reason}", config)
     return lint_bytes(data, display, config, options)
+
+
+def _problem(path: str, message: str, config: Config) -> FileOutcome:
+    """A file that cannot be read or decoded: a JAX000 finding, and the run goes on."""
+    from jaxlint.engine.lint import file_problems
+
+    return FileOutcome(path, diagnostics=tuple(file_problems(path, message, config)))
 
 
 def _lint_chunk(paths: Sequence[Path], config: Config, options: LintOptions) -> list[FileOutcome]:
@@ -303,30 +318,109 @@ def _file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+TEMP_MARK = ".jaxlint-"  # `.{name}.jaxlint-{pid}.{random}.tmp`: whose it was, to clean up
+
+
 def write_atomically(path: Path, text: str, encoding: str, expected_digest: str | None) -> None:
-    """Replace `path` with `text` via a temp file in its folder, keeping its mode.
+    """Replace `path` with `text` via a temp file in its folder, keeping its mode, owner and
+    group; a file with other hard links, or whose owner cannot be kept, is rewritten in place
+    (same inode) instead.
 
     Raises OSError, or ValueError when the file no longer holds the bytes it was linted from.
     """
     target = Path(os.path.realpath(path))  # write through a symlink, never over it
     data = text.encode(encoding)
-    mode = stat.S_IMODE(target.stat().st_mode)
+    status = target.stat()
+    if status.st_nlink > 1:
+        _write_in_place(target, data, expected_digest)
+        return
     handle, temp_name = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
+        dir=target.parent, prefix=f".{target.name}{TEMP_MARK}{os.getpid()}.", suffix=".tmp"
     )
     try:
         with os.fdopen(handle, "wb") as temp:
             temp.write(data)
             temp.flush()
             os.fsync(temp.fileno())
-        os.chmod(temp_name, mode)
+        os.chmod(temp_name, stat.S_IMODE(status.st_mode))
+        if not _keeps_owner(temp_name, status):
+            os.unlink(temp_name)
+            _write_in_place(target, data, expected_digest)
+            return
         if expected_digest is not None and _file_digest(target) != expected_digest:
-            raise ValueError("the file changed on disk since it was read; fixes not written")
+            raise ValueError(CHANGED_ON_DISK)
         os.replace(temp_name, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temp_name)
         raise
+
+
+CHANGED_ON_DISK = "the file changed on disk since it was read; fixes not written"
+
+
+def _keeps_owner(temp_name: str, status: os.stat_result) -> bool:
+    """Give the temp file the target's owner and group; False when that is not allowed."""
+    if not hasattr(os, "chown"):
+        return True
+    temp = os.stat(temp_name)
+    if (temp.st_uid, temp.st_gid) == (status.st_uid, status.st_gid):
+        return True
+    try:
+        os.chown(temp_name, status.st_uid, status.st_gid)
+    except PermissionError:
+        return False
+    return True
+
+
+def _write_in_place(target: Path, data: bytes, expected_digest: str | None) -> None:
+    """Overwrite the file through its own inode (hard links and owner stay as they are)."""
+    with open(target, "r+b") as file:
+        read = hashlib.sha256(file.read()).hexdigest()
+        if expected_digest is not None and read != expected_digest:
+            raise ValueError(CHANGED_ON_DISK)
+        file.seek(0)
+        file.write(data)
+        file.truncate()
+        file.flush()
+        os.fsync(file.fileno())
+
+
+def remove_stale_temps(folders: Iterable[Path]) -> list[Path]:
+    """Delete the temp files a killed jaxlint left in `folders` (its pid no longer runs)."""
+    removed = []
+    for folder in sorted(set(folders)):
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            pid = _temp_owner(name)
+            if pid is None or pid == os.getpid() or _is_running(pid):
+                continue
+            with contextlib.suppress(OSError):
+                os.unlink(folder / name)
+                removed.append(folder / name)
+    return removed
+
+
+def _temp_owner(name: str) -> int | None:
+    if not (name.startswith(".") and name.endswith(".tmp") and TEMP_MARK in name):
+        return None
+    pid, _, rest = name.rpartition(TEMP_MARK)[2].partition(".")
+    return int(pid) if pid.isdigit() and rest else None
+
+
+def _is_running(pid: int) -> bool:
+    if os.name != "posix":  # signal 0 is a probe only on POSIX
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # someone else's process: leave its files alone
+    return True
 
 
 def unapply_fixes(diagnostics: Sequence[Diagnostic], note: str) -> tuple[Diagnostic, ...]:

@@ -208,7 +208,11 @@ def _code_cells(
     errors: list[Diagnostic] = []
     placeholders = 0
     for position, cell in enumerate(notebook["cells"], start=1):
-        if not isinstance(cell, Mapping) or cell.get("cell_type") != "code":
+        malformed = _malformed(cell)
+        if malformed is not None:
+            errors.append(_cell_diagnostic(f"malformed notebook cell: {malformed}", path, position))
+            continue
+        if cell.get("cell_type") != "code":
             continue
         text = cell_source(cell)
         masked = mask_ipython(text, placeholders)
@@ -247,13 +251,43 @@ def _uses_top_level_await(source: str) -> bool:
     return True
 
 
+def _malformed(cell: object) -> str | None:
+    """What makes a cell break nbformat 4 in a way that matters here, or None."""
+    if not isinstance(cell, Mapping):
+        return f"{_json_type(cell)}, not an object"
+    if not isinstance(cell.get("cell_type"), str):
+        return "no `cell_type` text"
+    if cell["cell_type"] != "code":
+        return None
+    source = cell.get("source")
+    if isinstance(source, str):
+        return None
+    if not isinstance(source, list):
+        return f"`source` is {_json_type(source)}, not text or a list of lines"
+    odd = next((part for part in source if not isinstance(part, str)), None)
+    return None if odd is None else f"`source` holds {_json_type(odd)} among its lines"
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "missing or null"
+    names = {bool: "a boolean", int: "a number", float: "a number", dict: "an object"}
+    return names.get(type(value), "a list" if isinstance(value, list) else "text")
+
+
 def _cell_syntax_error(error: SyntaxError, path: str, cell: int) -> Diagnostic:
-    line, column = error.lineno or 1, error.offset or 1
+    return _cell_diagnostic(f"cannot parse: {error.msg}", path, cell, error.lineno, error.offset)
+
+
+def _cell_diagnostic(
+    message: str, path: str, cell: int, line: int | None = 1, column: int | None = 1
+) -> Diagnostic:
+    line, column = line or 1, column or 1
     _, severity, _ = ENGINE_CODES["JAX000"]
     return Diagnostic(
         code="JAX000",
         severity=severity,  # type: ignore[arg-type]
-        message=f"cannot parse: {error.msg}",
+        message=message,
         path=path,
         span=Span(line, column, line, column),
         cell=cell,

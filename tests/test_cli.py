@@ -195,12 +195,12 @@ def test_missing_path_alone_prints_no_success_line(fake_engine: Path, capsys) ->
     assert run(capsys, "check", "nope.py") == (2, "", "nope.py: no such file or folder\n")
 
 
-def test_non_utf8_file_is_a_clear_error(fake_engine: Path, capsys) -> None:
+def test_non_utf8_file_is_a_jax000_finding_and_the_run_goes_on(fake_engine: Path, capsys) -> None:
     (fake_engine / "latin.py").write_bytes(b"x = '\xe9'\n")
     (fake_engine / "ok.py").write_text("BAD\n")
     code, out, err = run(capsys, "check", ".")
-    assert code == 2
-    assert err == "latin.py: not valid utf-8 text (byte 0xe9 at offset 5)\n"
+    assert (code, err) == (1, "")
+    assert "latin.py:1:1: JAX000 [error] not valid utf-8 text (byte 0xe9 at offset 5)\n" in out
     assert "ok.py:1:1: JAX204" in out
 
 
@@ -216,24 +216,24 @@ def test_encoding_declaration_is_honoured_when_reading_and_writing(
 
 def test_bad_encoding_declaration(fake_engine: Path, capsys) -> None:
     (fake_engine / "weird.py").write_bytes(b"# -*- coding: klingon -*-\nx = 1\n")
-    code, _, err = run(capsys, "check", "weird.py")
-    assert code == 2
-    assert err.startswith("weird.py: bad encoding declaration: ")
+    code, out, err = run(capsys, "check", "weird.py")
+    assert (code, err) == (1, "")
+    assert out.startswith("weird.py:1:1: JAX000 [error] bad encoding declaration: ")
 
 
-def test_unreadable_file_is_a_clear_error(fake_engine: Path, capsys) -> None:
+def test_unreadable_file_is_a_jax000_finding(fake_engine: Path, capsys) -> None:
     (fake_engine / "dangling.py").symlink_to(fake_engine / "gone.py")
     (fake_engine / "ok.py").write_text("x = 1\n")
     code, out, err = run(capsys, "check", ".")
-    assert code == 2
-    assert err == "dangling.py: cannot read file: No such file or directory\n"
-    assert out == ""
+    assert (code, err) == (1, "")
+    message = "dangling.py:1:1: JAX000 [error] cannot read file: a symbolic link to a missing file"
+    assert out.startswith(message + "\n")
 
 
 def test_lint_path_on_a_folder_reports_instead_of_raising(fake_engine: Path) -> None:
     (fake_engine / "pkg.py").mkdir()
     outcome = files.lint_path(Path("pkg.py"), cli.Config())
-    assert outcome.error == "pkg.py: cannot read file: Is a directory"
+    assert [d.message for d in outcome.diagnostics] == ["cannot read file: Is a directory"]
 
 
 def test_internal_error_in_one_file_does_not_stop_the_others(fake_engine: Path, capsys) -> None:

@@ -25,9 +25,12 @@ def test_null_byte_is_jax000():
     assert [d.code for d in lint("import jax\nx = 1\x00\n")] == ["JAX000"]
 
 
-def test_files_that_never_mention_jax_are_skipped_before_parsing():
-    # Not even valid Python: the text check decides before any parser runs.
-    assert lint("def f(:\n") == []
+def test_files_that_never_mention_jax_are_only_parsed():
+    # No rule runs on them (the text check decides), but a syntax error is still reported.
+    assert [(d.code, d.message) for d in lint("def f(:\n")] == [
+        ("JAX000", "cannot parse: invalid syntax")
+    ]
+    assert lint("for i in range(len(x)):\n    print(x[i])\n") == []
 
 
 def test_skip_file_comment():

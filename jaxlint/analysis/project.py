@@ -10,6 +10,7 @@ transform) in another module are marked traced there. Linting a file then starts
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -20,7 +21,7 @@ from jaxlint.analysis.names import absolute_module
 from jaxlint.analysis.prng import KeyConsumer, key_consumers
 from jaxlint.analysis.project_view import AskedNames, ProjectView
 from jaxlint.analysis.scope import ModuleIndex, build_index
-from jaxlint.analysis.source import mentions_x64, parse_python, split_lines
+from jaxlint.analysis.source import mentions_x64, parse_python, special_file_kind, split_lines
 from jaxlint.cache import Store, code_version, key_of
 
 MAX_MODULES = 5000  # a tree larger than this is linted module by module, as before
@@ -62,7 +63,7 @@ class ProjectIndex:
 
     def view(self, path: str) -> ProjectView:
         """What linting `path` needs from the index."""
-        real = Path(path).resolve()
+        real = _real(path)
         key = str(real)
         site = self.sites.get(key)
         x64 = self.x64_by_program.get(_program(real, self._package_tops), False)
@@ -107,12 +108,17 @@ class ParsedModule:
 OnParsed = Callable[[ParsedModule], None]
 
 
+def _real(path: str | Path) -> Path:
+    """The path with every symlink followed; unlike `Path.resolve`, never raises on a loop."""
+    return Path(os.path.realpath(path))
+
+
 def module_site(path: Path, folders: dict[Path, list[str]] | None = None) -> ModuleSite:
     """`pkg/sub/mod.py` with `__init__.py` files up to `pkg` → `pkg.sub.mod` in `pkg.sub`.
 
     `folders` caches each folder's package name parts, for a `path` already resolved."""
     if folders is None:
-        path, folders = path.resolve(), {}
+        path, folders = _real(path), {}
     is_package = path.name == "__init__.py"
     parts = _package_parts(path.parent, folders) + ([] if is_package else [path.stem])
     name = ".".join(parts) or path.parent.name
@@ -132,7 +138,7 @@ def project_files(files: Iterable[Path]) -> list[Path]:
     found: dict[str, Path] = {}
     roots: set[Path] = set()
     for path in files:
-        real = path.resolve()
+        real = _real(path)
         found.setdefault(str(real), real)
         folder = real.parent
         top = None
@@ -143,7 +149,7 @@ def project_files(files: Iterable[Path]) -> list[Path]:
             roots.add(top)
     for root in sorted(roots):
         for path in sorted(root.rglob("*.py")):
-            real = path.resolve()
+            real = _real(path)
             found.setdefault(str(real), real)
             if len(found) > MAX_MODULES:
                 break
@@ -173,6 +179,8 @@ def build_project_index(
         key = str(path)
         site = module_site(path, folders)
         index.sites[key] = site
+        if special_file_kind(path) is not None:  # a FIFO named `x.py`: reading it blocks
+            continue
         try:
             # every module: a helper that never imports jax may still be called from traced code
             sources[key] = path.read_bytes()

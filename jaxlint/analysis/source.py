@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import ast
+import os
 import re
+import stat
+import sys
 import warnings
 
 # A file that mentions none of these cannot hold a hazard jaxlint knows about.
@@ -37,13 +40,77 @@ def mentions_x64(text: str) -> bool:
 
 
 def parse_python(source: str, path: str = "<source>") -> ast.Module:
-    """`ast.parse`, without Python's SyntaxWarnings about the user's code reaching stderr."""
+    """`ast.parse`, without Python's SyntaxWarnings about the user's code reaching stderr.
+
+    Code in a newer Python's syntax than the running one (PEP 695 type parameters and `type`
+    statements on 3.11) is parsed as its older equivalent when libcst can read it."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SyntaxWarning)
-        return ast.parse(source, filename=path)
+        try:
+            return ast.parse(source, filename=path)
+        except SyntaxError:
+            lowered = _without_type_parameters(source) if sys.version_info < (3, 12) else None
+            if lowered is None:
+                raise
+            try:
+                return ast.parse(lowered, filename=path)
+            except SyntaxError:
+                pass
+            raise
+
+
+def _without_type_parameters(source: str) -> str | None:
+    """`source` with PEP 695 syntax blanked in place (`def f[T](x)` → `def f   (x)`,
+    `type A[T] = B` → `A        = B`), every other position kept; None when libcst cannot
+    parse it or there is none."""
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    try:
+        wrapper = MetadataWrapper(cst.parse_module(source))
+    except Exception:  # noqa: BLE001 — libcst's parse errors, or recursion on deep code
+        return None
+    positions = wrapper.resolve(PositionProvider)
+    lines = split_lines(source)
+    blanks: list[tuple[int, int, int, str]] = []  # line, first column, end column, new text
+    for node, where in positions.items():
+        if isinstance(node, cst.TypeParameters):
+            if where.start.line != where.end.line:
+                return None
+            blanks.append((where.start.line, where.start.column, where.end.column, ""))
+        elif isinstance(node, cst.TypeAlias):
+            end = positions[node.type_parameters or node.name].end
+            if where.start.line != end.line:
+                return None
+            blanks.append((where.start.line, where.start.column, end.column, node.name.value))
+    if not blanks:
+        return None
+    for line, start, end, text in sorted(blanks, reverse=True):
+        old = lines[line - 1]
+        lines[line - 1] = old[:start] + text.ljust(end - start) + old[end:]
+    return "".join(lines)
 
 
 def mentions_jax(source: str, jit_decorators: tuple[str, ...] = ()) -> bool:
     """Cheap text check: can this file hold anything jaxlint looks at?"""
     markers = JAX_MARKERS + tuple(d.split(".")[0] for d in jit_decorators)
     return any(marker in source for marker in markers)
+
+
+_SPECIAL_KINDS = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def special_file_kind(path: str | os.PathLike[str]) -> str | None:
+    """What `path` is when reading it could block or mean nothing (a FIFO, a device, a socket);
+    None for a regular file or folder, and for a path that cannot be looked at (reading it says
+    why)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    return next((kind for test, kind in _SPECIAL_KINDS if test(mode)), None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -96,7 +97,7 @@ class Config:
         return any(_glob_match(c, pattern) for c in candidates for pattern in self.exclude)
 
     def _relative(self, path: str | Path) -> str:
-        resolved = Path(path).resolve()
+        resolved = Path(os.path.realpath(path))  # Path.resolve raises on a symlink loop
         if self.root is not None:
             try:
                 return resolved.relative_to(self.root).as_posix()
@@ -135,15 +136,18 @@ def parse_code_list(text: str) -> list[str]:
 
 def find_pyproject(start: Path) -> Path | None:
     """The nearest pyproject.toml with a [tool.jaxlint] table, walking up from `start`."""
-    start = start.resolve()
+    start = Path(os.path.realpath(start))
     folder = start if start.is_dir() else start.parent
     for candidate_dir in (folder, *folder.parents):
         candidate = candidate_dir / "pyproject.toml"
         if candidate.is_file():
+            # a broken file may hold the [tool.jaxlint] table: never lint as if it did not
             try:
                 data = tomllib.loads(candidate.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-                continue
+            except (OSError, UnicodeDecodeError) as error:
+                raise ConfigError(f"cannot read config file {candidate}: {error}") from error
+            except tomllib.TOMLDecodeError as error:
+                raise ConfigError(f"{candidate}: invalid TOML: {error}") from error
             if "jaxlint" in data.get("tool", {}):
                 return candidate
     return None

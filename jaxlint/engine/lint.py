@@ -216,6 +216,18 @@ def should_lint(source: str, config: Config, project: ProjectView | None) -> boo
     return traced_here or mentions_jax(source, config.jit_decorators)
 
 
+def syntax_problems(source: str, path: str, config: Config) -> list[Diagnostic]:
+    """A file that is not linted is still parsed (with `ast`, cheap): a JAX000 when it fails,
+    unless the file opts out."""
+    if suppression.file_is_skipped(source) or "JAX000" not in config.enabled_codes(path):
+        return []
+    try:
+        parse_python(source, path)
+    except (SyntaxError, ValueError) as error:
+        return [_syntax_error(error, path)]
+    return []
+
+
 def check_source(
     source: str,
     path: str,
@@ -230,7 +242,7 @@ def check_source(
     if parsed is not None:
         project = parsed.view
     if not should_lint(source, config, project):
-        return LintResult([])
+        return LintResult(syntax_problems(source, path, config))
     analyzed = analyze(source, path, config, enabled_rules(config, path), project, parsed)
     diagnostics = to_diagnostics(analyzed, path, config, fixes=fixes)
     return LintResult(diagnostics, findings=analyzed.findings)
@@ -322,6 +334,19 @@ def _syntax_error(error: SyntaxError | ValueError, path: str) -> Diagnostic:
     else:
         line, column, message = 1, 1, f"cannot parse: {error}"
     return _engine_diagnostic(path, Span(line, column, line, column), message)
+
+
+TOO_DEEP = (
+    "too deeply nested to analyse: Python's recursion limit was reached (the file was not linted)"
+)
+
+
+def file_problems(path: str, message: str, config: Config) -> list[Diagnostic]:
+    """A file jaxlint could not read, decode, parse or analyse: one JAX000 at its start, when
+    JAX000 is enabled for it."""
+    if "JAX000" not in config.enabled_codes(path):
+        return []
+    return [_engine_diagnostic(path, Span(1, 1, 1, 1), message)]
 
 
 def _engine_diagnostic(path: str, span: Span, message: str) -> Diagnostic:

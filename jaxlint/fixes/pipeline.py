@@ -20,13 +20,16 @@ from jaxlint.engine import suppression
 from jaxlint.engine.config import Config
 from jaxlint.engine.edits import Edit
 from jaxlint.engine.lint import (
+    TOO_DEEP,
     AnalyzedSource,
     LintResult,
     analyze_module,
     check_source,
     enabled_rules,
+    file_problems,
     parse_python,
     should_lint,
+    syntax_problems,
     to_diagnostics,
 )
 from jaxlint.engine.rule import Finding, Rule
@@ -54,12 +57,28 @@ def lint_source(
     trace); without it the file is analysed alone. A check (not a fix) may start from
     `parsed`, the project index's parse of this very text.
     """
+    try:
+        return _lint_source(source, path, config, fix, unsafe_fixes, verify, project, parsed)
+    except RecursionError:  # `ast`, libcst and the analysis all recurse over the tree
+        return LintResult(file_problems(path, TOO_DEEP, config))
+
+
+def _lint_source(
+    source: str,
+    path: str,
+    config: Config,
+    fix: bool,
+    unsafe_fixes: bool,
+    verify: bool,
+    project: ProjectView | None,
+    parsed: ParsedModule | None,
+) -> LintResult:
     if not fix:
         return check_source(
             source, path, config, project=project, fixes=fix_status_for_check, parsed=parsed
         )
     if not should_lint(source, config, project):
-        return LintResult([])
+        return LintResult(syntax_problems(source, path, config))
     rules = enabled_rules(config, path)
     return fix_source(
         source, path, config, rules, unsafe_fixes=unsafe_fixes, verify=verify, project=project

@@ -3,10 +3,13 @@
 Protocol (one JSON object per line):
   child → parent  {"type": "ready", "jax_version": "..."}  once JAX is imported
                   {"type": "jax-missing", "error": "..."}  when it cannot be, then exits
-  parent → child  {"request": {...VerifyRequest...}}
-  child → parent  {"type": "result", "result": {...VerifyResult...}}
-The protocol streams are private copies of fds 0 and 1: user code reads /dev/null on fd 0 and its
-prints (and JAX's) land on stderr, so nothing it does can corrupt the protocol.
+  parent → child  {"request": {...VerifyRequest...}, "nonce": "...", "cpu_limit_s": 120}
+  child → parent  {"type": "result", "nonce": "...", "result": {...VerifyResult...}}
+The protocol streams are private, non-inheritable copies of fds 0 and 1: user code reads
+/dev/null on fd 0 and its prints (and JAX's) land on stderr, and the parent takes only a reply
+that repeats its request's nonce and id.
+
+Limits: the address space (JAXLINT_VERIFY_MEMORY_MB) for the child's life, CPU time per request.
 """
 
 from __future__ import annotations
@@ -15,6 +18,11 @@ import json
 import os
 import sys
 from typing import Any, TextIO
+
+try:
+    import resource
+except ImportError:  # not on Windows: the parent's wall-time limits still hold
+    resource = None  # type: ignore[assignment]
 
 
 def _claim_protocol_streams() -> tuple[TextIO, TextIO]:
@@ -27,6 +35,29 @@ def _claim_protocol_streams() -> tuple[TextIO, TextIO]:
     os.close(devnull)
     os.dup2(2, 1)
     return protocol_in, protocol_out
+
+
+def _limit_memory() -> None:
+    megabytes = int(os.environ.get("JAXLINT_VERIFY_MEMORY_MB", "0") or 0)
+    if resource is None or megabytes <= 0:
+        return
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    wanted = megabytes * 1024 * 1024
+    if hard != resource.RLIM_INFINITY:
+        wanted = min(wanted, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (wanted, hard))
+
+
+def _limit_cpu(seconds: float) -> None:
+    """Let this request use `seconds` more CPU time (all threads); SIGXCPU ends the child."""
+    if resource is None or seconds <= 0:
+        return
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    soft = int(usage.ru_utime + usage.ru_stime + seconds) + 1
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    if hard != resource.RLIM_INFINITY:
+        soft = min(soft, hard)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
 
 
 def _send(stream: TextIO, message: dict[str, Any]) -> None:
@@ -49,14 +80,18 @@ def main() -> int:
     # XLA's first compilation in a process pays one-off set-up costs: keep them out of the timings.
     jax.jit(lambda x: x + 1).lower(1.0).compile()
     _send(protocol_out, {"type": "ready", "jax_version": jax.__version__})
+    _limit_memory()
     for line in protocol_in:
         if not line.strip():
             continue
-        request = request_from_wire(json.loads(line)["request"])
+        message = json.loads(line)
+        request = request_from_wire(message["request"])
+        _limit_cpu(float(message.get("cpu_limit_s") or 0))
         result = run_check(request)
         sys.stdout.flush()
         sys.stderr.flush()
-        _send(protocol_out, {"type": "result", "result": result_to_wire(result)})
+        reply = {"type": "result", "nonce": message.get("nonce"), "result": result_to_wire(result)}
+        _send(protocol_out, reply)
     return 0
 
 

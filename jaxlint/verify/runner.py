@@ -7,13 +7,17 @@ import importlib.util
 import json
 import os
 import queue
+import secrets
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -29,6 +33,23 @@ from jaxlint.verify.protocol import (
 
 # Importing JAX in a fresh child takes a few seconds; it is not charged to any request.
 STARTUP_TIMEOUT_S = 180.0
+# What the child may use: address space (XLA reserves ~1.5 GiB of it on its own) and the wall
+# time of all of a run's verifications; each can be changed in the environment.
+MEMORY_LIMIT_MB = int(os.environ.get("JAXLINT_VERIFY_MEMORY_MB", "4096"))
+RUN_BUDGET_S = float(os.environ.get("JAXLINT_VERIFY_BUDGET_S", "1800"))
+# The child's environment: what Python, JAX and the BLAS libraries read, nothing else (a secret
+# in the user's environment must not reach user code, nor come back inside a report).
+_CHILD_ENV_NAMES = frozenset(
+    {
+        "PATH", "LANG", "LANGUAGE", "TZ", "TERM",
+        "SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT",
+        "LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH", "VIRTUAL_ENV", "CONDA_PREFIX",
+        "PYTHONPATH", "PYTHONHOME", "PYTHONHASHSEED", "PYTHONNOUSERSITE",
+        "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+    }
+)  # fmt: skip
+_CHILD_ENV_PREFIXES = ("JAX_", "XLA_", "TF_CPP_", "LC_")
+_REASON_LIMIT = 600  # characters of a reason shown: user code's messages are cut there
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # the folder holding `jaxlint/`
 _EOF = object()  # the child closed its stdout
 _TIMEOUT = object()  # no message within the time allowed
@@ -63,10 +84,12 @@ def verify(
 class VerificationSession:
     """One verification child kept alive across calls, so JAX is imported once per run."""
 
-    def __init__(self, python: str | None = None) -> None:
+    def __init__(self, python: str | None = None, budget_s: float = RUN_BUDGET_S) -> None:
         self.executable = python or sys.executable
         self._child: _Child | None = None
         self._available: bool | None = None
+        self._budget_s = budget_s
+        self._spent_s = 0.0  # wall time of this session's requests so far
 
     def __enter__(self) -> VerificationSession:
         return self
@@ -86,6 +109,14 @@ class VerificationSession:
             return [plain_result(r, "jax-missing", JAX_MISSING_REASON) for r in requests]
         results: list[VerifyResult] = []
         for index, request in enumerate(requests):
+            left = self._budget_s - self._spent_s
+            if left <= 0:
+                reason = (
+                    f"not verified: this run's verification time ({self._budget_s:g} s,"
+                    " JAXLINT_VERIFY_BUDGET_S) is spent"
+                )
+                results += [plain_result(r, "timeout", reason) for r in requests[index:]]
+                break
             if self._child is None:
                 try:
                     self._child = _Child(self.executable)
@@ -98,8 +129,10 @@ class VerificationSession:
                     self.close()
                     results += [plain_result(r, *problem) for r in requests[index:]]
                     break
-            result, healthy = self._child.run(request, time_limit_s)
-            results.append(result)
+            started = time.monotonic()
+            result, healthy = self._child.run(request, min(time_limit_s, left))
+            self._spent_s += time.monotonic() - started
+            results.append(_shown(result))
             if not healthy:
                 self.close()
         return results
@@ -109,6 +142,39 @@ class VerificationSession:
         if self._child is not None:
             self._child.close()
             self._child = None
+
+
+def _shown(result: VerifyResult) -> VerifyResult:
+    """The result as reports may show it: the reason cut short, environment values hidden."""
+    reason = redact_environment(result.reason)
+    if len(reason) > _REASON_LIMIT:
+        reason = reason[: _REASON_LIMIT - 1] + "…"
+    return result if reason == result.reason else replace(result, reason=reason)
+
+
+def redact_environment(text: str) -> str:
+    """`text` with the value of each environment variable the child was not given replaced by
+    `$NAME` (a token read by user code from somewhere else must not be shown either way)."""
+    for name, value in os.environ.items():
+        if len(value) >= 8 and not _passed_to_child(name) and value in text:
+            text = text.replace(value, f"${name}")
+    return text
+
+
+def _passed_to_child(name: str) -> bool:
+    return name in _CHILD_ENV_NAMES or name.startswith(_CHILD_ENV_PREFIXES)
+
+
+def child_environment(home: str) -> dict[str, str]:
+    """The scrubbed environment of the verification child, with `home` as HOME and TMPDIR."""
+    env = {name: value for name, value in os.environ.items() if _passed_to_child(name)}
+    env.update(HOME=home, TMPDIR=home, TEMP=home, TMP=home)
+    env["JAX_PLATFORMS"] = "cpu"
+    env["PYTHONUNBUFFERED"] = "1"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"  # no __pycache__ written into the user's project
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH", "")) if p)
+    env["JAXLINT_VERIFY_MEMORY_MB"] = str(MEMORY_LIMIT_MB)
+    return env
 
 
 _ACTIVE: VerificationSession | None = None
@@ -131,12 +197,8 @@ class _Child:
     """A running `python -m jaxlint.verify.child`, read by a thread so reads can time out."""
 
     def __init__(self, executable: str) -> None:
-        env = dict(os.environ)
-        env["JAX_PLATFORMS"] = "cpu"
-        env["PYTHONUNBUFFERED"] = "1"
-        env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH", "")) if p
-        )
+        # Its own working folder (HOME and TMPDIR too): what user code writes lands there.
+        self._home = tempfile.mkdtemp(prefix="jaxlint-verify-")
         # User output is not read: a file, unlike a pipe, cannot fill up and block the child.
         self._stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 — closed in close()
         try:
@@ -145,13 +207,15 @@ class _Child:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=self._stderr,
-                env=env,
+                env=child_environment(self._home),
+                cwd=self._home,
                 text=True,
                 encoding="utf-8",
                 start_new_session=os.name == "posix",  # a process group to kill with its children
             )
         except OSError:
             self._stderr.close()
+            shutil.rmtree(self._home, ignore_errors=True)
             raise
         self._lines: queue.Queue[Any] = queue.Queue()
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -190,10 +254,18 @@ class _Child:
         return None
 
     def run(self, request: VerifyRequest, time_limit_s: float) -> tuple[VerifyResult, bool]:
-        """Send one request; (its result, whether the child can take another)."""
+        """Send one request; (its result, whether the child can take another).
+
+        Each request carries a fresh nonce the reply must repeat with the request's id: a
+        line from anywhere else (a stale answer, user code writing to the wrong stream) is a
+        broken protocol, and the child is not trusted again."""
+        nonce = secrets.token_hex(16)
+        wire = request_to_wire(request)
+        wire["path"] = os.path.abspath(request.path)  # the child works in its own folder
         try:
             assert self._process.stdin is not None
-            self._process.stdin.write(json.dumps({"request": request_to_wire(request)}) + "\n")
+            message_out = {"request": wire, "nonce": nonce, "cpu_limit_s": 2 * time_limit_s}
+            self._process.stdin.write(json.dumps(message_out) + "\n")
             self._process.stdin.flush()
         except OSError:
             return self._crashed(request), False
@@ -204,15 +276,25 @@ class _Child:
             return plain_result(request, "timeout", reason), False
         if message is _EOF:
             return self._crashed(request), False
-        if message.get("type") != "result":
-            return self._crashed(request, f"unexpected message {message!r}"), False
-        return result_from_wire(message["result"]), True
+        if message.get("type") != "result" or message.get("nonce") != nonce:
+            return self._crashed(request, "a reply that does not answer this request"), False
+        try:
+            result = result_from_wire(message["result"])
+        except (KeyError, TypeError, ValueError) as error:
+            return self._crashed(request, f"a malformed reply ({error})"), False
+        if result.request_id != request.request_id:
+            return self._crashed(request, "a reply to another request"), False
+        return result, True
 
-    def _crashed(self, request: VerifyRequest, detail: str = "") -> VerifyResult:
+    def _crashed(self, request: VerifyRequest, protocol_problem: str = "") -> VerifyResult:
         self.kill()
         code = self._process.returncode
-        detail = detail or self._stderr_tail()
-        reason = f"verification child exited unexpectedly (code {code}): {detail}"
+        if protocol_problem:
+            reason = f"verification stopped: the child sent {protocol_problem}"
+        elif code == -getattr(signal, "SIGXCPU", 0):
+            reason = "verification exceeded its CPU time limit"
+        else:
+            reason = f"verification child exited unexpectedly (code {code}): {self._stderr_tail()}"
         return plain_result(request, "unverifiable", reason)
 
     def _stderr_tail(self, limit: int = 400) -> str:
@@ -223,15 +305,12 @@ class _Child:
         return text.splitlines()[-1] if text else "no output"
 
     def kill(self) -> None:
-        """Stop the child (and anything it started) now."""
-        if self._process.poll() is None:
-            try:
-                if os.name == "posix":
-                    os.killpg(self._process.pid, signal.SIGKILL)
-                else:
-                    self._process.kill()
-            except ProcessLookupError:
-                pass
+        """Stop the child and anything it started (its process group) now."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            if os.name == "posix":  # even after the child exited: its children may run on
+                os.killpg(self._process.pid, signal.SIGKILL)
+            elif self._process.poll() is None:
+                self._process.kill()
         self._process.wait()
 
     def close(self) -> None:
@@ -246,3 +325,4 @@ class _Child:
         if self._process.stdout is not None:
             self._process.stdout.close()
         self._stderr.close()
+        shutil.rmtree(self._home, ignore_errors=True)

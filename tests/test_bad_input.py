@@ -1,0 +1,225 @@
+"""The bad-input matrix (issue 13): every kind of file a hostile or careless tree holds, with the
+exact message and exit code `jaxlint check` gives it. Real engine, real files; no file a run
+cannot read stops the others, and a fix keeps the bytes it did not mean to change."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jaxlint import cli
+from jaxlint.engine.lint import TOO_DEEP
+from tests.conftest import ROOT
+
+FINDING = """import jax.numpy as jnp
+
+
+def mark(n, picked):
+    free = jnp.ones(n)
+    free.at[picked].set(0.0)
+    return free
+"""
+JAX205 = "JAX205 [error] `free.at[...].set(...)` returns an updated copy"
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("JAXLINT_CACHE_DIR", str(tmp_path / ".cache"))
+    return tmp_path
+
+
+def check(capsys, *argv: str) -> tuple[int, str, str]:
+    code = cli.main(["check", "--no-cache", *argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def lines_of(out: str) -> list[str]:
+    return [line for line in out.splitlines() if line and not line.startswith("Found ")]
+
+
+# ---------------------------------------------------------------- files that cannot be parsed
+
+
+def test_syntax_errors_are_jax000_in_every_file(tree: Path, capsys) -> None:
+    (tree / "a.py").write_text("import jax\nx = (\n")
+    (tree / "b.py").write_text("x = (\n")  # no `jax` in it: not linted, still parsed
+    (tree / "c.py").write_bytes(b"import jax\n\x00\n")
+    code, out, err = check(capsys, ".")
+    assert (code, err) == (1, "")
+    assert lines_of(out) == [
+        "a.py:2:5: JAX000 [error] cannot parse: '(' was never closed",
+        "b.py:1:5: JAX000 [error] cannot parse: '(' was never closed",
+        "c.py:1:1: JAX000 [error] cannot parse: source code string cannot contain null bytes",
+    ]
+
+
+def test_undecodable_files_are_jax000_and_the_run_goes_on(tree: Path, capsys) -> None:
+    (tree / "a.py").write_bytes(b"import jax\nx = '\xff'\n")
+    (tree / "b.py").write_bytes(b"# -*- coding: klingon -*-\nimport jax\n")
+    (tree / "c.py").write_text(FINDING)
+    code, out, err = check(capsys, ".")
+    assert (code, err) == (1, "")
+    assert lines_of(out)[:2] == [
+        "a.py:1:1: JAX000 [error] not valid utf-8 text (byte 0xff at offset 16)",
+        "b.py:1:1: JAX000 [error] bad encoding declaration: unknown encoding: klingon",
+    ]
+    assert lines_of(out)[2].startswith(f"c.py:6:5: {JAX205}")
+
+
+def test_code_nested_too_deeply_for_python_is_jax000(tree: Path, capsys) -> None:
+    (tree / "deep.py").write_text("import jax\nx = y" + ".T" * 3000 + "\n")
+    (tree / "subs.py").write_text(
+        "import jax\n\n@jax.jit\ndef f(x):\n    return x" + "[0]" * 1000 + "\n"
+    )
+    code, out, _ = check(capsys, "deep.py")
+    assert (code, lines_of(out)) == (1, [f"deep.py:1:1: JAX000 [error] {TOO_DEEP}"])
+    code, out, _ = check(capsys, "--fix", "--no-verify", "subs.py")  # libcst recurses deeper
+    assert (code, lines_of(out)) == (1, [f"subs.py:1:1: JAX000 [error] {TOO_DEEP}"])
+
+
+def test_newer_syntax_than_the_running_python_is_linted(tree: Path, capsys) -> None:
+    source = (
+        "import jax\n\ntype Pair[T] = tuple[T, T]\n\n\nclass Box[T: (int, float)]:\n"
+        "    def get[S](self, x: S) -> S:\n        return x\n\n\n"
+        "@jax.jit\ndef show[T](x: T) -> T:\n    print(x)\n    return x\n"
+    )
+    (tree / "generic.py").write_text(source)
+    code, out, _ = check(capsys, "generic.py")
+    assert code == 1
+    assert [line[:33] for line in lines_of(out)] == ["generic.py:13:5: JAX201 [warning]"]
+
+
+def test_empty_and_odd_but_valid_files_pass(tree: Path, capsys) -> None:
+    (tree / "empty.py").write_text("")
+    (tree / "tabs.py").write_text("import jax\n\nif True:\n\tx = 1\n")
+    (tree / "bom.py").write_bytes(b"\xef\xbb\xbfimport jax\nx = 1\n")
+    (tree / "folder.py").mkdir()  # a folder named like a module is walked, not read
+    (tree / "folder.py" / "inner.py").write_text("import jax\n")
+    assert check(capsys, ".") == (0, "All checks passed!\n", "")
+
+
+# ---------------------------------------------------------------- files that cannot be read
+
+
+def test_broken_symlinks_and_loops_are_jax000_even_named_first(tree: Path, capsys) -> None:
+    (tree / "dangling.py").symlink_to(tree / "gone.py")
+    (tree / "loop_a.py").symlink_to(tree / "loop_b.py")
+    (tree / "loop_b.py").symlink_to(tree / "loop_a.py")
+    (tree / "ok.py").write_text(FINDING)
+    code, out, err = check(capsys, "loop_a.py", ".")
+    assert (code, err) == (1, "")
+    assert lines_of(out)[:3] == [
+        "dangling.py:1:1: JAX000 [error] cannot read file: a symbolic link to a missing file",
+        "loop_a.py:1:1: JAX000 [error] cannot read file: Too many levels of symbolic links",
+        "loop_b.py:1:1: JAX000 [error] cannot read file: Too many levels of symbolic links",
+    ]
+    assert lines_of(out)[3].startswith(f"ok.py:6:5: {JAX205}")
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root reads any file")
+def test_an_unreadable_file_is_jax000(tree: Path, capsys) -> None:
+    locked = tree / "locked.py"
+    locked.write_text("import jax\n")
+    locked.chmod(0)
+    code, out, _ = check(capsys, ".")
+    assert (code, lines_of(out)) == (
+        1,
+        ["locked.py:1:1: JAX000 [error] cannot read file: Permission denied"],
+    )
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_fifos_and_devices_are_skipped_with_a_message_and_never_block(tree: Path) -> None:
+    os.mkfifo(tree / "pipe.py")
+    (tree / "sub").mkdir()
+    os.mkfifo(tree / "sub" / "x.py")
+    (tree / "ok.py").write_text("import jax\n")
+    command = [sys.executable, "-m", "jaxlint", "check", "--no-cache", "pipe.py", ".", os.devnull]
+    done = subprocess.run(
+        command, cwd=tree, capture_output=True, text=True, timeout=120, env=_env_with_jaxlint()
+    )
+    assert (done.returncode, done.stdout) == (0, "All checks passed!\n")
+    assert done.stderr.splitlines() == [
+        f"{os.devnull}: skipped: a character device, not a file",
+        "pipe.py: skipped: a named pipe (FIFO), not a file",
+        "sub/x.py: skipped: a named pipe (FIFO), not a file",
+    ]
+
+
+def _env_with_jaxlint() -> dict[str, str]:
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    return dict(os.environ, PYTHONPATH=path)
+
+
+def test_a_missing_path_exits_two(tree: Path, capsys) -> None:
+    assert check(capsys, "nope.py") == (2, "", "nope.py: no such file or folder\n")
+
+
+# ---------------------------------------------------------------- notebooks and configuration
+
+
+def test_malformed_notebook_cells_are_jax000(tree: Path, capsys) -> None:
+    cells = [
+        '{"cell_type": "code", "source": 5}',
+        "7",
+        '{"cell_type": "code", "source": ["import jax\\n", 3]}',
+        '{"source": "x"}',
+        '{"cell_type": "code", "source": "import jax\\nx = 1\\n"}',
+    ]
+    (tree / "nb.ipynb").write_text('{"cells": [' + ", ".join(cells) + '], "nbformat": 4}')
+    (tree / "text.ipynb").write_text("not json")
+    code, out, _ = check(capsys, ".")
+    assert (code, lines_of(out)) == (
+        1,
+        [
+            "nb.ipynb:cell 1:1:1: JAX000 [error] malformed notebook cell: `source` is a number,"
+            " not text or a list of lines",
+            "nb.ipynb:cell 2:1:1: JAX000 [error] malformed notebook cell: a number, not an object",
+            "nb.ipynb:cell 3:1:1: JAX000 [error] malformed notebook cell: `source` holds a number"
+            " among its lines",
+            "nb.ipynb:cell 4:1:1: JAX000 [error] malformed notebook cell: no `cell_type` text",
+            "text.ipynb:1:1: JAX000 [error] not valid notebook JSON: Expecting value (line 1,"
+            " column 1)",
+        ],
+    )
+
+
+def test_invalid_toml_is_an_error_never_ignored(tree: Path, capsys) -> None:
+    (tree / "pyproject.toml").write_text("[tool.jaxlint\nselect = 1\n")
+    (tree / "a.py").write_text(FINDING)
+    code, out, err = check(capsys, "a.py")
+    assert (code, out) == (2, "")
+    assert err == (
+        f"jaxlint: error: {tree / 'pyproject.toml'}: invalid TOML: Expected ']' at the end of a"
+        " table declaration (at line 1, column 14)\n"
+    )
+
+
+# ---------------------------------------------------------------- what fixes keep
+
+
+@pytest.mark.parametrize(
+    ("name", "original"),
+    [
+        ("crlf", FINDING.replace("\n", "\r\n").encode()),
+        ("mixed", FINDING.replace("jnp.ones(n)\n", "jnp.ones(n)\r\n").encode()),
+        ("bom", b"\xef\xbb\xbf" + FINDING.encode()),
+        ("tabs", FINDING.replace("    ", "\t").encode()),
+        ("latin1", ("# -*- coding: latin-1 -*-\n# caf\xe9\n" + FINDING).encode("latin-1")),
+    ],
+)
+def test_a_fix_changes_only_its_own_bytes(tree: Path, capsys, name: str, original: bytes) -> None:
+    path = tree / f"{name}.py"
+    path.write_bytes(original)
+    code, _, err = check(capsys, "--fix", path.name)
+    assert (code, err) == (0, "")
+    indent = b"\t" if name == "tabs" else b"    "
+    expected = original.replace(indent + b"free.at[", indent + b"free = free.at[")
+    assert expected != original
+    assert path.read_bytes() == expected
