@@ -1,8 +1,10 @@
-"""Run the hypothesmith round-trip properties of tests/test_fuzz.py thousands of times.
+"""Run the property tests many times: fixture mutations (tests/test_mutations.py) and
+hypothesmith-generated programs (tests/test_fuzz.py).
 
-    python bench/fuzz.py --examples 2000
+    python bench/fuzz.py --mutations 10000 --examples 200
 
-Prints how many examples ran and how long it took; any crash fails with hypothesis' report.
+Prints how many cases ran and how long each part took; any failure fails with its report.
+Generated programs are slow to make (~1 s each), mutations cheap (~0.1 s), hence the defaults.
 """
 
 from __future__ import annotations
@@ -17,18 +19,31 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def main() -> int:
-    """Run tests/test_fuzz.py with a large example count."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--examples", type=int, default=2000, help="examples per property")
-    args = parser.parse_args()
-    env = dict(os.environ, JAXLINT_FUZZ_EXAMPLES=str(args.examples))
+def _run(test_file: str, env: dict[str, str]) -> tuple[int, float]:
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test_file]
     start = time.perf_counter()
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_fuzz.py"]
     done = subprocess.run(command, cwd=ROOT, env=env)
-    elapsed = time.perf_counter() - start
-    print(f"{args.examples} examples x 3 properties in {elapsed:.0f} s, exit {done.returncode}")
-    return done.returncode
+    return done.returncode, time.perf_counter() - start
+
+
+def main() -> int:
+    """Run both property suites with large counts."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mutations", type=int, default=10_000, help="mutated fixtures")
+    parser.add_argument("--examples", type=int, default=200, help="hypothesmith examples each")
+    args = parser.parse_args()
+    env = dict(
+        os.environ,
+        JAXLINT_MUTATIONS=str(args.mutations),
+        JAXLINT_FUZZ_EXAMPLES=str(args.examples),
+    )
+    status = 0
+    code, seconds = _run("tests/test_mutations.py", env)
+    print(f"{args.mutations} fixture mutations in {seconds:.0f} s, exit {code}")
+    status = status or code
+    code, seconds = _run("tests/test_fuzz.py", env)
+    print(f"{args.examples} generated programs x 3 properties in {seconds:.0f} s, exit {code}")
+    return status or code
 
 
 if __name__ == "__main__":

@@ -5,6 +5,10 @@ processes, real JAX."""
 from __future__ import annotations
 
 import os
+import secrets
+import subprocess
+import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -91,13 +95,10 @@ def test_the_child_never_sees_the_users_environment(tmp_path: Path, monkeypatch)
 
 
 SPAWNER = """
-    import os
     import subprocess
 
     def spawn(x):
-        child = subprocess.Popen(["sleep", "300"])
-        with open(os.environ["SPAWN_RECORD"], "a") as record:
-            record.write(f"{child.pid} {os.getcwd()}\\n")
+        subprocess.Popen(["sleep", "SECONDS"])  # outlives the function, unless stopped
         with open("written-by-user-code.txt", "w") as out:
             out.write("relative writes land in the child's own folder")
         return x * 2
@@ -105,32 +106,64 @@ SPAWNER = """
 
 
 def test_no_orphans_and_no_writes_in_the_callers_folder(tmp_path: Path, monkeypatch) -> None:
-    record = tmp_path / "spawned.txt"
-    monkeypatch.setenv("JAX_SPAWN_RECORD", "unused")  # JAX_ names pass; this one must not matter
-    source = SPAWNER.replace('os.environ["SPAWN_RECORD"]', repr(str(record)))
+    seconds = f"300.{secrets.randbelow(10**6):06}"  # names the sleeps this test starts
     monkeypatch.chdir(tmp_path)
+    before = _verify_folders()
+    source = SPAWNER.replace("SECONDS", seconds)
     (result,) = verify([identity_request("spawn", source, "spawn", tmp_path)])
     assert result.status == "verified"
-    lines = record.read_text().splitlines()
-    assert lines
-    pids = [int(line.split()[0]) for line in lines]
-    folders = {line.split(maxsplit=1)[1] for line in lines}
     assert not (tmp_path / "written-by-user-code.txt").exists()
-    assert all(not Path(folder).exists() for folder in folders)  # removed with the child
-    assert all(Path(folder).name.startswith("jaxlint-verify-") for folder in folders)
+    assert _verify_folders() == before  # the child's folder went with it
     deadline = time.monotonic() + 10
-    while any(_running(pid) for pid in pids) and time.monotonic() < deadline:
+    while _sleeping(seconds) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not any(_running(pid) for pid in pids)
+    assert _sleeping(seconds) == []
 
 
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open(f"/proc/{pid}/stat") as stat:  # a zombie has ended, only its entry is left
-        return stat.read().split(") ")[1][0] != "Z"
+def _verify_folders() -> set[str]:
+    return {p.name for p in Path(tempfile.gettempdir()).glob("jaxlint-verify-*")}
+
+
+def _sleeping(seconds: str) -> list[int]:
+    """The live (not zombie) processes running `sleep <seconds>`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+            state = (entry / "stat").read_text().rpartition(") ")[2][:1]
+        except OSError:
+            continue
+        if command[:2] == [b"sleep", seconds.encode()] and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+WRITER = """
+    def scribble(x):
+        with open("TARGET", "w") as out:
+            out.write("user code wrote outside its folder")
+        return x * 2
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Landlock is Linux's")
+def test_user_code_cannot_write_outside_the_childs_folder(tmp_path: Path) -> None:
+    target = tmp_path / "outside.txt"
+    source = WRITER.replace("TARGET", str(target))
+    (result,) = verify([identity_request("scribble", source, "scribble", tmp_path)])
+    if not confine_writes_supported():
+        pytest.skip("this kernel has no Landlock")
+    assert not target.exists()
+    assert result.status == "unverifiable"
+    assert "PermissionError: [Errno 13] Permission denied" in result.reason
+
+
+def confine_writes_supported() -> bool:
+    probe = (
+        "import sys; from jaxlint.verify.landlock import confine_writes as c; sys.exit(not c([]))"
+    )
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    return subprocess.run([sys.executable, "-c", probe], env=env).returncode == 0
 
 
 HOG = """

@@ -9,7 +9,8 @@ The protocol streams are private, non-inheritable copies of fds 0 and 1: user co
 /dev/null on fd 0 and its prints (and JAX's) land on stderr, and the parent takes only a reply
 that repeats its request's nonce and id.
 
-Limits: the address space (JAXLINT_VERIFY_MEMORY_MB) for the child's life, CPU time per request.
+Limits: the address space (JAXLINT_VERIFY_MEMORY_MB) for the child's life, CPU time per request,
+and on Linux with Landlock no writes outside its working folder (and /dev).
 """
 
 from __future__ import annotations
@@ -75,12 +76,15 @@ def main() -> int:
         _send(protocol_out, {"type": "jax-missing", "error": f"{type(exc).__name__}: {exc}"})
         return 0
     from jaxlint.verify.check import run_check
+    from jaxlint.verify.landlock import confine_writes
     from jaxlint.verify.protocol import request_from_wire, result_to_wire
 
     # XLA's first compilation in a process pays one-off set-up costs: keep them out of the timings.
     jax.jit(lambda x: x + 1).lower(1.0).compile()
     _send(protocol_out, {"type": "ready", "jax_version": jax.__version__})
     _limit_memory()
+    # after JAX's import and first compile, which may write their caches
+    confine_writes([os.getcwd(), os.devnull.rpartition("/")[0] or os.devnull])
     for line in protocol_in:
         if not line.strip():
             continue
