@@ -11,6 +11,7 @@ import pytest
 from jaxlint.engine.config import Config
 from jaxlint.engine.lint import analyze_module, enabled_rules, to_diagnostics
 from jaxlint.fixes.pipeline import lint_source
+from jaxlint.fixes.status import fix_status_for_check
 from tests.conftest import FIXTURES
 
 PATHS = sorted(
@@ -24,8 +25,14 @@ def test_check_and_fix_report_the_same_findings(path: Path) -> None:
     config = Config(select=("JAX",))
     checked = lint_source(source, str(path), config)
     analyzed, _ = analyze_module(source, str(path), config, enabled_rules(config, str(path)))
-    assert _keys(to_diagnostics(analyzed, str(path), config)) == _keys(checked.diagnostics)
+    # fixes included: a fix that --fix makes must show in check (it returns check's result when
+    # check sees no edit)
+    whole = to_diagnostics(analyzed, str(path), config, fixes=fix_status_for_check)
+    assert _keys(whole) == _keys(checked.diagnostics)
 
 
 def _keys(diagnostics) -> list[tuple]:
-    return sorted((d.code, d.line, d.column, d.message) for d in diagnostics)
+    return sorted(
+        (d.code, d.line, d.column, d.message, d.fix.kind if d.fix else "", d.fix and d.fix.note)
+        for d in diagnostics
+    )

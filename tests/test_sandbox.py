@@ -202,3 +202,18 @@ def test_the_run_has_one_time_budget_for_all_its_functions(tmp_path: Path) -> No
     assert results[2].reason == (
         "not verified: this run's verification time (4 s, JAXLINT_VERIFY_BUDGET_S) is spent"
     )
+
+
+def test_no_verify_never_starts_the_child(tmp_path: Path, monkeypatch, capsys) -> None:
+    from jaxlint import cli
+    from jaxlint.verify import runner
+
+    def refuse(*_args: object) -> None:
+        raise AssertionError("the verification child was started")
+
+    monkeypatch.setattr(runner, "_Child", refuse)
+    seed = Path(__file__).resolve().parents[1] / "fixtures" / "seed" / "cumulative_sum.py"
+    (tmp_path / "cumulative_sum.py").write_text(seed.read_text())
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["check", "--no-cache", "--fix", "--no-verify", "cumulative_sum.py"]) == 1
+    assert "(fix: verified, not applied: not verified (--no-verify))" in capsys.readouterr().out

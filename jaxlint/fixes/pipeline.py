@@ -28,8 +28,6 @@ from jaxlint.engine.lint import (
     enabled_rules,
     file_problems,
     parse_python,
-    should_lint,
-    syntax_problems,
     to_diagnostics,
 )
 from jaxlint.engine.rule import Finding, Rule
@@ -73,12 +71,13 @@ def _lint_source(
     project: ProjectView | None,
     parsed: ParsedModule | None,
 ) -> LintResult:
-    if not fix:
-        return check_source(
-            source, path, config, project=project, fixes=fix_status_for_check, parsed=parsed
-        )
-    if not should_lint(source, config, project):
-        return LintResult(syntax_problems(source, path, config))
+    checked = check_source(
+        source, path, config, project=project, fixes=fix_status_for_check, parsed=parsed
+    )
+    # With no edit to make, fixing reports what checking did (tests/test_check_fix_agree.py);
+    # it would only add a libcst tree of the whole file, the largest cost on a big module.
+    if not fix or not any(isinstance(f.fix, Edit) for f in checked.findings):
+        return checked
     rules = enabled_rules(config, path)
     return fix_source(
         source, path, config, rules, unsafe_fixes=unsafe_fixes, verify=verify, project=project
