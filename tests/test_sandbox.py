@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import signal
 import subprocess
 import sys
 import tempfile
@@ -217,3 +218,17 @@ def test_no_verify_never_starts_the_child(tmp_path: Path, monkeypatch, capsys) -
     monkeypatch.chdir(tmp_path)
     assert cli.main(["check", "--no-cache", "--fix", "--no-verify", "cumulative_sum.py"]) == 1
     assert "(fix: verified, not applied: not verified (--no-verify))" in capsys.readouterr().out
+
+
+def test_paths_in_the_environment_are_not_taken_for_secrets(monkeypatch) -> None:
+    monkeypatch.setenv("PWD", "/home/someone/project")
+    reason = "import of cnb failed: /home/someone/project/src/cnb/__init__.py: ImportError"
+    assert redact_environment(reason) == reason
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_CPU as on Linux")
+def test_a_request_past_its_cpu_time_is_ended_by_sigxcpu() -> None:
+    burn = "from jaxlint.verify.child import _limit_cpu\n_limit_cpu(1)\nwhile True:\n    pass\n"
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    done = subprocess.run([sys.executable, "-c", burn], env=env, timeout=60)
+    assert done.returncode == -signal.SIGXCPU

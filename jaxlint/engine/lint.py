@@ -242,7 +242,8 @@ def check_source(
     if parsed is not None:
         project = parsed.view
     if not should_lint(source, config, project):
-        return LintResult(syntax_problems(source, path, config))
+        # the project index parsed it already when `parsed` is given
+        return LintResult(syntax_problems(source, path, config) if parsed is None else [])
     analyzed = analyze(source, path, config, enabled_rules(config, path), project, parsed)
     diagnostics = to_diagnostics(analyzed, path, config, fixes=fixes)
     return LintResult(diagnostics, findings=analyzed.findings)

@@ -154,9 +154,12 @@ def _shown(result: VerifyResult) -> VerifyResult:
 
 def redact_environment(text: str) -> str:
     """`text` with the value of each environment variable the child was not given replaced by
-    `$NAME` (a token read by user code from somewhere else must not be shown either way)."""
+    `$NAME` (a token read by user code from somewhere else must not be shown either way);
+    paths (`PWD`, `HOME`) are not secrets and stay as they are."""
     for name, value in os.environ.items():
-        if len(value) >= 8 and not _passed_to_child(name) and value in text:
+        if len(value) < 8 or _passed_to_child(name) or os.path.isabs(value):
+            continue
+        if value in text:
             text = text.replace(value, f"${name}")
     return text
 
