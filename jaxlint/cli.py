@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import io
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
@@ -27,7 +29,7 @@ from jaxlint.files import (
 )
 from jaxlint.output import FORMATS, formatter, tool_version
 
-SUBCOMMANDS = ("check", "rule", "rules", "verify")
+SUBCOMMANDS = ("check", "rule", "rules", "server", "verify")
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 STDIN = "-"
 DIFF_NOTE = "shown in diff"
@@ -144,6 +146,10 @@ def run_check(args: argparse.Namespace) -> int:
         raise UsageError("--statistics works with --output-format text or json")
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    if args.unsafe_fixes and not (args.fix or args.diff):
+        print(
+            "jaxlint: warning: --unsafe-fixes does nothing without --fix or --diff", file=sys.stderr
+        )
     start = paths[0] if paths[0] != STDIN else (args.stdin_filename or ".")
     config = _config_for(args.config, start).with_overrides(
         select=args.select, ignore=args.ignore, extend_select=args.extend_select
@@ -180,18 +186,43 @@ def run_check(args: argparse.Namespace) -> int:
         new_text = stdin.fixed_source if stdin.fixed_source is not None else stdin.source
         sys.stdout.buffer.write(new_text.encode(stdin.encoding))
         sys.stdout.buffer.flush()
+    # A machine format is the run's output: on stdout (or --output-file), the diff beside it on
+    # stderr; the text report gives stdout to the diff or to a fixed stdin.
+    machine = args.output_format != "text"
+    report_on_stdout = not stdin_fixing and (machine or not args.diff)
     if any(run.diffs):
-        _emit(sys.stdout, "".join(run.diffs))
+        _emit(
+            sys.stderr if report_on_stdout and not args.output_file else sys.stdout,
+            "".join(run.diffs),
+        )
     for message in run.errors:
         print(message, file=sys.stderr)
-    _print_report(run, args, sys.stderr if stdin_fixing or args.diff else sys.stdout)
+    if args.output_file:
+        with _report_file(args.output_file) as stream:
+            _print_report(run, args, stream)
+    else:
+        _print_report(run, args, sys.stdout if report_on_stdout else sys.stderr)
 
     if run.errors:
         return EXIT_ERROR
     if args.exit_zero:
         return EXIT_CLEAN
     remaining = [d for d in run.diagnostics if d.fix is None or not d.fix.applied]
-    return EXIT_FINDINGS if remaining or any(run.diffs) else EXIT_CLEAN
+    fixed = any(d.fix is not None and d.fix.applied for d in run.diagnostics)
+    if remaining or any(run.diffs) or (fixed and args.exit_non_zero_on_fix):
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+@contextmanager
+def _report_file(name: str) -> Iterator[TextIO]:
+    """`--output-file`: the report written to a file (its folder must exist)."""
+    try:
+        stream = open(name, "w", encoding="utf-8")  # noqa: SIM115 — closed below
+    except OSError as error:
+        raise UsageError(f"--output-file {name}: {error.strerror or error}") from None
+    with stream:
+        yield stream
 
 
 def _cache_root(start: str) -> Path:
@@ -303,6 +334,18 @@ def run_verify(args: argparse.Namespace) -> int:
     return EXIT_ERROR if found.errors else int(status)
 
 
+def run_server(args: argparse.Namespace) -> int:
+    """`jaxlint server`: the language server, until the editor says exit."""
+    try:
+        from jaxlint.server import serve
+    except ModuleNotFoundError as error:
+        if error.name not in ("pygls", "lsprotocol"):
+            raise
+        raise UsageError("jaxlint server needs pygls: pip install 'jaxlint[server]'") from None
+    serve()
+    return EXIT_CLEAN
+
+
 # ---------------------------------------------------------------- argument parsing
 
 
@@ -317,7 +360,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Find and fix the mistakes that make jax.jit code slow, wrong or crash.",
         epilog="`jaxlint PATHS` is short for `jaxlint check PATHS`.",
     )
-    parser.add_argument("--version", action="version", version=f"jaxlint {tool_version()}")
+    parser.add_argument("-V", "--version", action="version", version=f"jaxlint {tool_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     check = commands.add_parser("check", help="lint files (and fix them with --fix)")
@@ -336,6 +379,16 @@ def build_parser() -> argparse.ArgumentParser:
         ("--ignore", "disable these codes or prefixes"),
     ):
         check.add_argument(option, type=_codes, action="extend", metavar="CODES", help=text)
+    check.add_argument(
+        "--extend-ignore", dest="ignore", type=_codes, action="extend", metavar="CODES",
+        help="the same as --ignore (added to the configuration's ignore)",
+    )  # fmt: skip
+    check.add_argument(
+        "--exit-non-zero-on-fix",
+        action="store_true",
+        help="exit 1 when fixes were written, even if no diagnostic is left",
+    )
+    check.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE")
     check.add_argument("--output-format", choices=FORMATS, default="text")
     check.add_argument("--statistics", action="store_true", help="print counts per rule code")
     check.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="processes to use")
@@ -358,6 +411,11 @@ def build_parser() -> argparse.ArgumentParser:
     rules = commands.add_parser("rules", help="list all rules")
     rules.set_defaults(handler=run_rules)
 
+    server = commands.add_parser(
+        "server", help="run the language server on stdin/stdout (needs jaxlint[server])"
+    )
+    server.set_defaults(handler=run_server)
+
     verify = commands.add_parser("verify", help="run the verification report only")
     verify.add_argument("paths", nargs="*", metavar="PATHS")
     verify.add_argument("--config", metavar="FILE")
@@ -367,9 +425,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _with_default_command(argv: list[str]) -> list[str]:
-    if not argv or argv[0] not in (*SUBCOMMANDS, "-h", "--help", "--version"):
-        return ["check", *argv]
-    return argv
+    """`jaxlint PATHS` is `jaxlint check PATHS`; a mistyped command is not taken for a path.
+
+    Raises UsageError for a first word that is no path and close to a command (`chek`)."""
+    if argv and argv[0] in (*SUBCOMMANDS, "-h", "--help", "-V", "--version"):
+        return argv
+    if argv and not argv[0].startswith("-") and not os.path.lexists(argv[0]):
+        close = difflib.get_close_matches(argv[0], SUBCOMMANDS, n=1, cutoff=0.6)
+        if close:
+            raise UsageError(
+                f"unknown command {argv[0]!r} (did you mean {close[0]!r}?);"
+                f" commands: {', '.join(SUBCOMMANDS)}"
+            )
+    return ["check", *argv]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -377,9 +445,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
-    args = build_parser().parse_args(
-        _with_default_command(list(sys.argv[1:] if argv is None else argv))
-    )
+    parser = build_parser()
+    try:
+        words = _with_default_command(list(sys.argv[1:] if argv is None else argv))
+    except UsageError as error:
+        parser.print_usage(sys.stderr)
+        print(f"jaxlint: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    args = parser.parse_args(words)
     try:
         return int(args.handler(args))
     except (ConfigError, UsageError) as error:

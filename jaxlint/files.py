@@ -280,7 +280,8 @@ def _lint_chunk(paths: Sequence[Path], config: Config, options: LintOptions) -> 
         return [lint_path(path, config, options) for path in paths]
     from jaxlint.verify import shared_session
 
-    with shared_session():  # one verification child (one JAX import) for all these files
+    # one verification child (one JAX import) for all these files, and the results kept
+    with shared_session(cache_root=options.cache_root):
         return [lint_path(path, config, options) for path in paths]
 
 

@@ -671,3 +671,72 @@ def test_e2e_fix_rewrites_a_print_after_verifying_it_with_jax(tmp_path: Path) ->
     again = jaxlint(tmp_path, "check", "--fix", "m.py")
     assert again.returncode == 0
     assert path.read_text() == fixed
+
+
+# ---------------------------------------------------------------- Ruff's options (issue 14)
+
+
+def test_a_mistyped_command_is_refused_not_taken_for_a_path(fake_engine: Path, capsys) -> None:
+    code, out, err = run(capsys, "chek", "x.py")
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [
+        "usage: jaxlint [-h] [-V] COMMAND ...",
+        "jaxlint: error: unknown command 'chek' (did you mean 'check'?); commands: check, rule,"
+        " rules, server, verify",
+    ]
+    (fake_engine / "chek").mkdir()  # a folder of that name is a path after all
+    assert run(capsys, "chek")[0] == 0
+
+
+def test_short_version_flag(capsys) -> None:
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["-V"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out.startswith("jaxlint ")
+
+
+def test_unsafe_fixes_without_fix_says_it_does_nothing(fake_engine: Path, capsys) -> None:
+    (fake_engine / "a.py").write_text("BAD\n")
+    code, _, err = run(capsys, "check", "--unsafe-fixes", "a.py")
+    assert (code, err) == (
+        1,
+        "jaxlint: warning: --unsafe-fixes does nothing without --fix or --diff\n",
+    )
+    assert (fake_engine / "a.py").read_text() == "BAD\n"
+
+
+def test_a_machine_format_with_diff_keeps_stdout_for_the_report(fake_engine: Path, capsys) -> None:
+    (fake_engine / "a.py").write_text("BAD\n")
+    code, out, err = run(capsys, "check", "--diff", "--output-format", "json", "a.py")
+    assert code == 1
+    assert [d["code"] for d in json.loads(out)] == ["JAX204"]
+    assert err.startswith("--- a/a.py\n+++ b/a.py\n")
+
+
+def test_output_file_takes_the_report(fake_engine: Path, capsys) -> None:
+    (fake_engine / "a.py").write_text("BAD\n")
+    code, out, err = run(capsys, "check", "-o", "report.json", "--output-format", "json", "a.py")
+    assert (code, out, err) == (1, "", "")
+    assert [d["code"] for d in json.loads((fake_engine / "report.json").read_text())] == ["JAX204"]
+    code, _, err = run(capsys, "check", "--output-file", "no/such/folder.txt", "a.py")
+    assert (code, err) == (
+        2,
+        "jaxlint: error: --output-file no/such/folder.txt: No such file or directory\n",
+    )
+
+
+def test_exit_non_zero_on_fix(fake_engine: Path, capsys) -> None:
+    (fake_engine / "a.py").write_text("BAD\n")
+    assert run(capsys, "check", "--fix", "a.py")[0] == 0
+    (fake_engine / "a.py").write_text("BAD\n")
+    assert run(capsys, "check", "--fix", "--exit-non-zero-on-fix", "a.py")[0] == 1
+    assert (fake_engine / "a.py").read_text() == "GOOD\n"
+    assert run(capsys, "check", "--fix", "--exit-non-zero-on-fix", "a.py")[0] == 0  # nothing left
+
+
+def test_extend_ignore_adds_to_ignore(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.py").write_text("import jax.numpy as jnp\n\nx = jnp.ones(3)\nx.at[0].set(1.0)\n")
+    assert run(capsys, "check", "--no-cache", "a.py")[0] == 1
+    code, out, _ = run(capsys, "check", "--no-cache", "--extend-ignore", "JAX205", "a.py")
+    assert (code, out) == (0, "All checks passed!\n")

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from jaxlint.engine.suppression import ALL, file_is_skipped, is_suppressed, noqa_codes
+from jaxlint.engine.suppression import (
+    ALL,
+    file_is_skipped,
+    is_suppressed,
+    noqa_codes,
+    with_noqa_code,
+)
 
 
 @pytest.mark.parametrize(
@@ -105,3 +111,16 @@ def test_file_is_skipped(source: str) -> None:
 )
 def test_file_is_not_skipped(source: str) -> None:
     assert not file_is_skipped(source)
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("x = f(y)", "x = f(y)  # noqa: JAX101"),
+        ("x = f(y)  # noqa: JAX2  because", "x = f(y)  # noqa: JAX2, JAX101  because"),
+        ("x = f(y)  # why", "x = f(y)  # why  # noqa: JAX101"),
+    ],
+)
+def test_with_noqa_code_adds_a_code_where_a_comment_would_read_it(line: str, expected: str) -> None:
+    assert with_noqa_code(line, "JAX101") == expected
+    assert "JAX101" in (noqa_codes(expected) or ())

@@ -62,3 +62,13 @@ def is_suppressed(
         if codes is not None and codes != ALL and _covers(codes, code):
             return True
     return False
+
+
+def with_noqa_code(line_text: str, code: str) -> str:
+    """The line (without its line break) with `code` added to its noqa comment, or with a new
+    `  # noqa: CODE` comment at its end."""
+    for match in _NOQA.finditer(line_text):
+        end = match.end("codes") if match.group("codes") else match.end()
+        separator = ", " if match.group("codes") else ": "
+        return line_text[:end] + separator + code + line_text[end:]
+    return f"{line_text}  # noqa: {code}"

@@ -180,6 +180,15 @@ def _choose(
 _PRIORITY = {"JAX2": 0, "JAX1": 1, "JAX3": 2}
 
 
+def attempt_fix(
+    finding: Finding, edit: Edit, module: cst.Module, source: str, path: str
+) -> Attempt:
+    """One finding's edit, decided alone as `--fix` would (verified with JAX when it must be):
+    the language server's "verify and apply" action."""
+    ((_, _, attempt),) = _decide([(finding, edit)], module, source, path, True, False)
+    return attempt
+
+
 def _decide(
     chosen: list[tuple[Finding, Edit]],
     module: cst.Module,

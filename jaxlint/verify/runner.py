@@ -30,6 +30,7 @@ from jaxlint.verify.protocol import (
     request_to_wire,
     result_from_wire,
 )
+from jaxlint.verify.result_cache import ResultCache
 
 # Importing JAX in a fresh child takes a few seconds; it is not charged to any request.
 STARTUP_TIMEOUT_S = 180.0
@@ -84,12 +85,18 @@ def verify(
 class VerificationSession:
     """One verification child kept alive across calls, so JAX is imported once per run."""
 
-    def __init__(self, python: str | None = None, budget_s: float = RUN_BUDGET_S) -> None:
+    def __init__(
+        self,
+        python: str | None = None,
+        budget_s: float = RUN_BUDGET_S,
+        cache_root: Path | None = None,
+    ) -> None:
         self.executable = python or sys.executable
         self._child: _Child | None = None
         self._available: bool | None = None
         self._budget_s = budget_s
         self._spent_s = 0.0  # wall time of this session's requests so far
+        self._cache = ResultCache(cache_root, self.executable) if cache_root else None
 
     def __enter__(self) -> VerificationSession:
         return self
@@ -109,6 +116,11 @@ class VerificationSession:
             return [plain_result(r, "jax-missing", JAX_MISSING_REASON) for r in requests]
         results: list[VerifyResult] = []
         for index, request in enumerate(requests):
+            key = self._cache.key(request) if self._cache is not None else None
+            cached = self._cache.get(key, request) if self._cache and key else None
+            if cached is not None:
+                results.append(cached)
+                continue
             left = self._budget_s - self._spent_s
             if left <= 0:
                 reason = (
@@ -132,7 +144,10 @@ class VerificationSession:
             started = time.monotonic()
             result, healthy = self._child.run(request, min(time_limit_s, left))
             self._spent_s += time.monotonic() - started
-            results.append(_shown(result))
+            result = _shown(result)
+            results.append(result)
+            if self._cache is not None and key is not None:
+                self._cache.put(key, result)
             if not healthy:
                 self.close()
         return results
@@ -184,11 +199,14 @@ _ACTIVE: VerificationSession | None = None
 
 
 @contextmanager
-def shared_session(python: str | None = None) -> Iterator[VerificationSession]:
-    """Within this block, every `verify()` call shares one child process."""
+def shared_session(
+    python: str | None = None, cache_root: Path | None = None
+) -> Iterator[VerificationSession]:
+    """Within this block, every `verify()` call shares one child process (and, with
+    `cache_root`, reuses the results kept in its `.jaxlint_cache/`)."""
     global _ACTIVE
     previous = _ACTIVE
-    with VerificationSession(python) as session:
+    with VerificationSession(python, cache_root=cache_root) as session:
         _ACTIVE = session
         try:
             yield session
