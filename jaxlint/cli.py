@@ -166,7 +166,7 @@ def run_check(args: argparse.Namespace) -> int:
         outcomes.append(stdin)
     file_paths = [p for p in paths if p != STDIN]
     if file_paths:
-        found = discover(file_paths, config)
+        found = discover(file_paths, config, force_exclude=args.force_exclude)
         discovery_errors.extend(found.errors)
         for message in found.skipped:
             print(message, file=sys.stderr)
@@ -389,6 +389,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit 1 when fixes were written, even if no diagnostic is left",
     )
     check.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE")
+    check.add_argument(
+        "--force-exclude",
+        action="store_true",
+        help="apply exclude and .gitignore to files named on the command line too (pre-commit)",
+    )
     check.add_argument("--output-format", choices=FORMATS, default="text")
     check.add_argument("--statistics", action="store_true", help="print counts per rule code")
     check.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="processes to use")

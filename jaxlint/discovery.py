@@ -133,6 +133,23 @@ def _walk(
             files.append(path)  # a FIFO or device among them is skipped in `discover`
 
 
+def _excluded_by_name(path: Path, config: Config) -> bool:
+    """Would a walk from the project root leave `path` out (exclude, default excludes,
+    `.gitignore`)?"""
+    absolute = Path(os.path.abspath(path))
+    top = _repository_root(absolute.parent) or config.root or Path.cwd()
+    inside = absolute.relative_to(top).parts if absolute.is_relative_to(top) else path.parts
+    if config.is_excluded(path) or any(part in DEFAULT_EXCLUDES for part in inside[:-1]):
+        return True
+    ignore_files = _ancestor_ignore_files(absolute.parent, config)
+    own = _read_ignore_file(absolute.parent)
+    if own is not None:
+        ignore_files.append(own)
+    return _is_ignored(absolute, absolute.is_dir(), ignore_files) or _named_folder_is_ignored(
+        absolute.parent, ignore_files
+    )
+
+
 def _named_folder_is_ignored(folder: Path, ignore_files: Sequence[_IgnoreFile]) -> bool:
     """Is `folder`, or a folder above it, ignored by the `.gitignore` files above it?"""
     return any(
@@ -140,13 +157,19 @@ def _named_folder_is_ignored(folder: Path, ignore_files: Sequence[_IgnoreFile]) 
     )
 
 
-def discover(paths: Iterable[str | Path], config: Config) -> Discovery:
-    """The files under `paths` (default `.`): folders are walked, named files always kept."""
+def discover(
+    paths: Iterable[str | Path], config: Config, *, force_exclude: bool = False
+) -> Discovery:
+    """The files under `paths` (default `.`): folders are walked, named files always kept —
+    unless `force_exclude`, when `exclude` and `.gitignore` apply to named paths too (what a
+    pre-commit hook needs: pre-commit names every file)."""
     roots = [Path(p) for p in paths] or [Path(".")]
     files: list[Path] = []
     errors: list[str] = []
     visited: set[str] = set()
     for root in roots:
+        if force_exclude and _excluded_by_name(root, config):
+            continue
         if root.is_dir():
             absolute = Path(os.path.abspath(root))
             inherited = _ancestor_ignore_files(absolute, config)

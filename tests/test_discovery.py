@@ -77,6 +77,28 @@ def test_a_file_named_explicitly_is_always_linted(tmp_path: Path) -> None:
     assert names(found, tmp_path) == ["build/b.py", "generated/a.py", "ignored.py", "script"]
 
 
+def test_force_exclude_applies_excludes_to_named_files(tmp_path: Path) -> None:
+    make(tmp_path, "generated/a.py", "build/b.py", "ignored.py", "sub/also.py", "keep.py")
+    (tmp_path / ".git").mkdir()  # a repository: its .gitignore files count
+    (tmp_path / ".gitignore").write_text("ignored.py\n")
+    (tmp_path / "sub" / ".gitignore").write_text("also.py\n")
+    config = Config(exclude=("generated",), root=tmp_path)
+    named = [tmp_path / n for n in ("generated/a.py", "build/b.py", "ignored.py", "sub/also.py")]
+    found = discover([*named, tmp_path / "keep.py"], config, force_exclude=True)
+    assert names(found, tmp_path) == ["keep.py"]
+    assert found.errors == ()
+
+
+def test_force_exclude_does_not_exclude_a_project_inside_a_venv_named_folder(
+    tmp_path: Path, monkeypatch
+) -> None:
+    project = tmp_path / "venv" / "project"  # only parts inside the project count
+    make(project, "a.py")
+    (project / ".git").mkdir()
+    monkeypatch.chdir(project)
+    assert names(discover(["a.py"], Config(), force_exclude=True), project) == ["a.py"]
+
+
 def test_gitignore_patterns_apply_when_recursing(tmp_path: Path) -> None:
     make(tmp_path, "a.py", "gen_a.py", "out/b.py", "pkg/out/c.py", "pkg/d.py", "docs/e.py")
     (tmp_path / ".gitignore").write_text("# build outputs\ngen_*.py\nout/\n/docs\n")

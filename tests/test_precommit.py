@@ -136,6 +136,24 @@ def test_try_repo_check_hook_fails_on_a_hazard(
     assert (project / "model.py").read_text() == HAZARD  # checking never writes
 
 
+def test_the_hooks_honour_the_projects_exclude(
+    project: Path, hook_repo: tuple[Path, str], pre_commit_home: Path
+) -> None:
+    # pre-commit names every staged file, so without --force-exclude an excluded one is linted
+    (project / "pyproject.toml").write_text('[tool.jaxlint]\nexclude = ["vendored"]\n')
+    (project / "vendored").mkdir()
+    (project / "vendored" / "third_party.py").write_text(HAZARD)
+    (project / "model.py").write_text("import jax\n")
+    git("add", "--all", cwd=project)
+    git("commit", "--quiet", "-m", "vendored code", cwd=project)
+    result = pre_commit(
+        "try-repo", str(hook_repo[0]), "jaxlint", "--all-files", cwd=project, home=pre_commit_home
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert "third_party.py" not in output
+
+
 def test_fix_hook_without_jax_leaves_verified_fixes_unapplied(
     project: Path, hook_repo: tuple[Path, str], pre_commit_home: Path
 ) -> None:
