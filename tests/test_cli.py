@@ -106,6 +106,7 @@ def test_findings_exit_one_with_exact_text(fake_engine: Path, capsys) -> None:
         "a.py:3:7: JAX204 [error] BAD is bad (fix: safe, available)\n"
         "b.py:1:1: JAX204 [error] BAD is bad (fix: safe, available)\n"
         "Found 3 diagnostics.\n"
+        "[*] 3 fixable with --fix.\n"
     )
 
 
@@ -165,7 +166,10 @@ def test_statistics(fake_engine: Path, capsys) -> None:
     code, out, _ = run(capsys, "check", "--statistics", "a.py")
     name = rule_name("JAX204")
     assert code == 1
-    assert out == f"2 JAX204 {name}".rstrip() + "\nFound 2 diagnostics.\n"
+    assert (
+        out
+        == f"2 JAX204 [*] {name}".rstrip() + "\nFound 2 diagnostics.\n[*] 2 fixable with --fix.\n"
+    )
 
 
 def test_statistics_rejects_sarif(fake_engine: Path, capsys) -> None:
@@ -604,7 +608,10 @@ def test_e2e_finds_a_print_in_jit(tmp_path: Path) -> None:
     assert done.returncode == 1, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("model.py:6:5: JAX201 [warning] ")
-    assert lines[-1] == "Found 1 diagnostic."
+    assert lines[-2:] == [
+        "Found 1 diagnostic.",
+        "[*] 1 fixable with --fix (1 if verification with JAX passes).",
+    ]
 
 
 def test_e2e_clean_project_exits_zero(tmp_path: Path) -> None:

@@ -162,6 +162,16 @@ def test_text_of_nothing_is_empty() -> None:
         ([], False, "All checks passed!"),
         ([diag()], False, "Found 1 diagnostic."),
         ([diag(), diag(line=9)], False, "Found 2 diagnostics."),
+        (
+            [diag(fix=Fix("safe", "x")), diag(fix=Fix("verified", "y")), diag(line=9)],
+            False,
+            "Found 3 diagnostics.\n[*] 2 fixable with --fix (1 if verification with JAX passes).",
+        ),
+        (
+            [diag(fix=Fix("verified", "y", note="verification failed: values differ"))],
+            False,
+            "Found 1 diagnostic.",
+        ),
         ([diag()], True, "Found 1 diagnostic (0 fixed, 1 remaining)."),
         (
             [diag(fix=Fix("safe", "x", applied=True)), diag(line=9)],
@@ -176,7 +186,7 @@ def test_summary(diagnostics: list[Diagnostic], fixing: bool, expected: str) -> 
 
 def test_statistics_counts_per_code_most_frequent_first() -> None:
     diagnostics = [diag("JAX999"), diag("JAX000", severity="error")] + [diag("JAX999")] * 10
-    assert format_statistics(diagnostics) == "11 JAX999\n 1 JAX000 syntax-error\n"
+    assert format_statistics(diagnostics) == "11 JAX999 [ ]\n 1 JAX000 [ ] syntax-error\n"
 
 
 def test_rule_name() -> None:
@@ -214,8 +224,8 @@ def test_json_keeps_unicode_readable() -> None:
 def test_json_statistics() -> None:
     diagnostics = [diag(), diag(fix=Fix("safe", "x", applied=True)), diag("JAX000")]
     assert json.loads(format_json_statistics(diagnostics)) == [
-        {"code": "JAX201", "name": rule_name("JAX201"), "count": 2, "fixed": 1},
-        {"code": "JAX000", "name": "syntax-error", "count": 1, "fixed": 0},
+        {"code": "JAX201", "name": rule_name("JAX201"), "count": 2, "fixed": 1, "fixable": 0},
+        {"code": "JAX000", "name": "syntax-error", "count": 1, "fixed": 0, "fixable": 0},
     ]
 
 

@@ -125,15 +125,26 @@ def format_text(
     )
 
 
+def fixable(diagnostic: Diagnostic) -> bool:
+    """Would `--fix` rewrite this finding: a safe or verified-kind fix not yet applied and not
+    refused (a verified one only if verification passes)?"""
+    fix = diagnostic.fix
+    return fix is not None and fix.kind in ("safe", "verified") and not fix.applied and not fix.note
+
+
 def format_statistics(diagnostics: Sequence[Diagnostic]) -> str:
-    """Per-code counts, most frequent first: `count CODE name`."""
+    """Per-code counts, most frequent first: `count CODE [*] name`, `[*]` where --fix can
+    rewrite some of them."""
     counts = Counter(d.code for d in diagnostics)
     if not counts:
         return ""
+    can_fix = {d.code for d in diagnostics if fixable(d)}
     width = len(str(max(counts.values())))
     rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     return "".join(
-        f"{count:>{width}} {code} {rule_name(code)}".rstrip() + "\n" for code, count in rows
+        f"{count:>{width}} {code} {'[*]' if code in can_fix else '[ ]'} {rule_name(code)}".rstrip()
+        + "\n"
+        for code, count in rows
     )
 
 
@@ -146,4 +157,10 @@ def summary(diagnostics: Sequence[Diagnostic], *, fixing: bool = False) -> str:
     noun = "diagnostic" if total == 1 else "diagnostics"
     if fixing or fixed:
         return f"Found {total} {noun} ({fixed} fixed, {total - fixed} remaining)."
-    return f"Found {total} {noun}."
+    found = f"Found {total} {noun}."
+    candidates = [d for d in diagnostics if fixable(d)]
+    if not candidates:
+        return found
+    verified = sum(1 for d in candidates if d.fix is not None and d.fix.kind == "verified")
+    after = f" ({verified} if verification with JAX passes)" if verified else ""
+    return f"{found}\n[*] {len(candidates)} fixable with --fix{after}."
