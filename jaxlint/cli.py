@@ -28,6 +28,7 @@ from jaxlint.files import (
     write_fixes,
 )
 from jaxlint.output import FORMATS, formatter, tool_version
+from jaxlint.output.progress import Progress
 
 SUBCOMMANDS = ("check", "rule", "rules", "server", "verify")
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -113,6 +114,13 @@ def _say_interrupted(written: Sequence[str], unwritten: Sequence[str]) -> None:
         print(f"  {label}: {len(paths)} file(s): {', '.join(paths) or '-'}", file=sys.stderr)
 
 
+def _use_color(args: argparse.Namespace, stream: TextIO) -> bool:
+    """`--color always|never`, or by default colour on a terminal unless NO_COLOR is set."""
+    if args.color != "auto":
+        return args.color == "always"
+    return not os.environ.get("NO_COLOR") and stream.isatty()
+
+
 def _print_report(run: _Run, args: argparse.Namespace, stream: TextIO) -> None:
     """The diagnostics (or statistics) in the chosen format, and the text summary."""
     from jaxlint.output import text
@@ -126,10 +134,10 @@ def _print_report(run: _Run, args: argparse.Namespace, stream: TextIO) -> None:
         sources = None
         if args.show_source:
             sources = {o.path: _LINE_BREAK.split(o.source) for o in run.outcomes if o.source}
-        _emit(stream, text.format_text(diagnostics, sources))
+        _emit(stream, text.format_text(diagnostics, sources, color=_use_color(args, stream)))
     else:
         _emit(stream, formatter(args.output_format)(diagnostics))
-    if args.output_format != "text" or (run.errors and not diagnostics):
+    if args.output_format != "text" or (run.errors and not diagnostics) or args.quiet:
         return
     _emit(stream, text.summary(diagnostics, fixing=bool(args.fix) and not args.diff))
     changed_files = sum(1 for diff in run.diffs if diff)
@@ -174,8 +182,13 @@ def run_check(args: argparse.Namespace) -> int:
         cache_root = None if args.no_cache else _cache_root(file_paths[0])
         python_files = [f for f in found.files if f.suffix == ".py"]
         options = replace(options, cache_root=cache_root)
-        options = index_project(python_files, config, options, check=args.jobs == 1)
-        outcomes.extend(lint_paths(found.files, config, options, jobs=args.jobs))
+        progress = Progress(enabled=False if args.quiet else None)
+        progress.start(len(found.files))
+        try:
+            options = index_project(python_files, config, options, check=args.jobs == 1)
+            outcomes.extend(lint_paths(found.files, config, options, args.jobs, progress))
+        finally:
+            progress.clear()
     run = _settle(outcomes, stdin, args)
     run.errors[:0] = discovery_errors
 
@@ -389,6 +402,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit 1 when fixes were written, even if no diagnostic is left",
     )
     check.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE")
+    check.add_argument(
+        "--quiet", "-q", action="store_true", help="no progress line and no summary line"
+    )
+    check.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour the text report (auto: on a terminal, unless NO_COLOR is set)",
+    )
     check.add_argument(
         "--force-exclude",
         action="store_true",

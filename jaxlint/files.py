@@ -29,6 +29,7 @@ from jaxlint.engine.config import Config
 if TYPE_CHECKING:
     from jaxlint.analysis.project import ProjectIndex
     from jaxlint.analysis.project_view import ProjectView
+    from jaxlint.output.progress import Progress
 
 
 @dataclass(frozen=True)
@@ -275,22 +276,35 @@ def _problem(path: str, message: str, config: Config) -> FileOutcome:
     return FileOutcome(path, diagnostics=tuple(file_problems(path, message, config)))
 
 
-def _lint_chunk(paths: Sequence[Path], config: Config, options: LintOptions) -> list[FileOutcome]:
+def _lint_chunk(
+    paths: Sequence[Path], config: Config, options: LintOptions, progress: Progress | None = None
+) -> list[FileOutcome]:
     if not options.fix:
-        return [lint_path(path, config, options) for path in paths]
+        return [_counted(lint_path(path, config, options), progress) for path in paths]
     from jaxlint.verify import shared_session
 
+    listener = progress.verification_done if progress is not None else None
     # one verification child (one JAX import) for all these files, and the results kept
-    with shared_session(cache_root=options.cache_root):
-        return [lint_path(path, config, options) for path in paths]
+    with shared_session(cache_root=options.cache_root, listener=listener):
+        return [_counted(lint_path(path, config, options), progress) for path in paths]
+
+
+def _counted(outcome: FileOutcome, progress: Progress | None) -> FileOutcome:
+    if progress is not None:
+        progress.files_done()
+    return outcome
 
 
 def lint_paths(
-    paths: Sequence[Path], config: Config, options: LintOptions, jobs: int = 1
+    paths: Sequence[Path],
+    config: Config,
+    options: LintOptions,
+    jobs: int = 1,
+    progress: Progress | None = None,
 ) -> list[FileOutcome]:
     """Lint files, in a process pool when `jobs` > 1; outcomes come back in the order of `paths`."""
     if jobs <= 1 or len(paths) <= 1:
-        return _lint_chunk(paths, config, options)
+        return _lint_chunk(paths, config, options, progress)
     size = max(1, len(paths) // (jobs * 4))
     chunks = [paths[i : i + size] for i in range(0, len(paths), size)]
     outcomes: list[FileOutcome] = []
@@ -304,7 +318,7 @@ def lint_paths(
     try:
         pool = ProcessPoolExecutor(max_workers=min(jobs, len(chunks)))
     except (OSError, NotImplementedError, ValueError):
-        return _lint_chunk(paths, config, options)
+        return _lint_chunk(paths, config, options, progress)
     with pool:
         futures = [pool.submit(_lint_chunk, chunk, config, options) for chunk in chunks]
         for chunk, future in zip(chunks, futures, strict=True):
@@ -312,6 +326,8 @@ def lint_paths(
                 outcomes.extend(future.result())
             except Exception:  # a worker died or a result would not pickle: lint it here
                 outcomes.extend(_lint_chunk(chunk, config, options))
+            if progress is not None:
+                progress.files_done(len(chunk))
     return outcomes
 
 

@@ -8,7 +8,6 @@ reverted. The loop stops when a round applies nothing, or after MAX_ROUNDS.
 from __future__ import annotations
 
 import difflib
-import sys
 from dataclasses import replace
 
 import libcst as cst
@@ -241,13 +240,6 @@ def _decide(
         )
         for number, (finding, edit) in enumerate(to_verify)
     ]
-    if sys.stderr.isatty():  # verification takes seconds: say what is happening
-        count = len(to_verify)
-        print(
-            f"jaxlint: verifying {count} rewrite{'s' if count != 1 else ''} of {path} with JAX…",
-            file=sys.stderr,
-            flush=True,
-        )
     results = {r.request_id: r for r in run_verification(requests)}
     for number, (finding, edit) in enumerate(to_verify):
         result = results[str(number)]

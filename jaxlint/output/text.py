@@ -101,26 +101,41 @@ def _source_excerpt(diagnostic: Diagnostic, lines: Sequence[str]) -> list[str]:
     return [f"    {text}", "    " + " " * start + "^" * width]
 
 
-def format_diagnostic(diagnostic: Diagnostic, source_lines: Sequence[str] | None = None) -> str:
-    """One diagnostic's lines: location and message, source excerpt, verification figures."""
-    line = f"{location(diagnostic)}: {diagnostic.code} [{diagnostic.severity}] {diagnostic.message}"
+_SEVERITY_COLORS = {"error": "1;31", "warning": "1;33", "info": "1;36"}
+
+
+def _paint(text: str, sgr: str, color: bool) -> str:
+    return f"\x1b[{sgr}m{text}\x1b[0m" if color else text
+
+
+def format_diagnostic(
+    diagnostic: Diagnostic, source_lines: Sequence[str] | None = None, *, color: bool = False
+) -> str:
+    """One diagnostic's lines: location and message, source excerpt, verification figures;
+    with `color`, ANSI colours for a terminal (location bold, code by severity, figures dim)."""
+    code = _paint(diagnostic.code, _SEVERITY_COLORS.get(diagnostic.severity, "1"), color)
+    where = _paint(location(diagnostic), "1", color)
+    line = f"{where}: {code} [{diagnostic.severity}] {diagnostic.message}"
     if diagnostic.fix is not None:
-        line += fix_status(diagnostic.fix)
+        line += _paint(fix_status(diagnostic.fix), "32" if fixable(diagnostic) else "2", color)
     out = [line]
     if source_lines is not None:
         out.extend(_source_excerpt(diagnostic, source_lines))
     if diagnostic.fix is not None and diagnostic.fix.verification is not None:
-        out.append(f"    {verification_text(diagnostic.fix.verification)}")
+        out.append(_paint(f"    {verification_text(diagnostic.fix.verification)}", "2", color))
     return "\n".join(out)
 
 
 def format_text(
     diagnostics: Sequence[Diagnostic],
     sources: Mapping[str, Sequence[str]] | None = None,
+    *,
+    color: bool = False,
 ) -> str:
     """All diagnostics, one per line (with source excerpts when `sources` maps path → lines)."""
     return "".join(
-        format_diagnostic(d, sources.get(d.path) if sources is not None else None) + "\n"
+        format_diagnostic(d, sources.get(d.path) if sources is not None else None, color=color)
+        + "\n"
         for d in diagnostics
     )
 

@@ -15,7 +15,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -90,6 +90,7 @@ class VerificationSession:
         python: str | None = None,
         budget_s: float = RUN_BUDGET_S,
         cache_root: Path | None = None,
+        listener: Callable[[VerifyResult], object] | None = None,
     ) -> None:
         self.executable = python or sys.executable
         self._child: _Child | None = None
@@ -97,6 +98,7 @@ class VerificationSession:
         self._budget_s = budget_s
         self._spent_s = 0.0  # wall time of this session's requests so far
         self._cache = ResultCache(cache_root, self.executable) if cache_root else None
+        self._listener = listener  # told of every result (a progress line)
 
     def __enter__(self) -> VerificationSession:
         return self
@@ -108,6 +110,13 @@ class VerificationSession:
         self, requests: Sequence[VerifyRequest], *, time_limit_s: float = 60.0
     ) -> list[VerifyResult]:
         """Verify requests in order, restarting the child after a timeout or crash."""
+        results = self._verify(requests, time_limit_s)
+        if self._listener is not None:
+            for result in results:
+                self._listener(result)
+        return results
+
+    def _verify(self, requests: Sequence[VerifyRequest], time_limit_s: float) -> list[VerifyResult]:
         if not requests:
             return []
         if self._available is None:
@@ -200,13 +209,16 @@ _ACTIVE: VerificationSession | None = None
 
 @contextmanager
 def shared_session(
-    python: str | None = None, cache_root: Path | None = None
+    python: str | None = None,
+    cache_root: Path | None = None,
+    listener: Callable[[VerifyResult], object] | None = None,
 ) -> Iterator[VerificationSession]:
     """Within this block, every `verify()` call shares one child process (and, with
-    `cache_root`, reuses the results kept in its `.jaxlint_cache/`)."""
+    `cache_root`, reuses the results kept in its `.jaxlint_cache/`); `listener` hears of every
+    result."""
     global _ACTIVE
     previous = _ACTIVE
-    with VerificationSession(python, cache_root=cache_root) as session:
+    with VerificationSession(python, cache_root=cache_root, listener=listener) as session:
         _ACTIVE = session
         try:
             yield session
