@@ -195,10 +195,14 @@ def check_edits_stay_in_their_lines(source: str) -> None:
         edit = finding.fix
         if not isinstance(edit, Edit):
             continue
-        ranges = [positions[node] for node in edit.replacements if node in positions]
-        if not ranges:
+        nodes = [node for node in edit.replacements if node in positions]
+        if not nodes:
             continue
-        first = min(r.start.line for r in ranges)
+        ranges = [positions[node] for node in nodes]
+        # a statement's comment and blank lines above it are part of its node in libcst
+        first = min(
+            positions[node].start.line - len(getattr(node, "leading_lines", ())) for node in nodes
+        )
         last = max(r.end.line for r in ranges)
         while last < len(before) and not before[last].strip():
             last += 1  # blank lines after a replaced statement belong to the next in libcst
