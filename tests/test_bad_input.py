@@ -40,7 +40,8 @@ def check(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 def lines_of(out: str) -> list[str]:
-    return [line for line in out.splitlines() if line and not line.startswith("Found ")]
+    """The finding lines of a report (not its summary)."""
+    return [line for line in out.splitlines() if line and not line.startswith(("Found ", "[*] "))]
 
 
 # ---------------------------------------------------------------- files that cannot be parsed
