@@ -183,23 +183,23 @@ def code_actions(params: types.CodeActionParams) -> list[types.CodeAction]:
         actions.extend(_fix_actions(document, diagnostic, line, code))
         silenced = _with_noqa(document.source, line, code)
         if _silences(document, silenced, line, code):
+            edit = _whole_document_edit(document, silenced)
             actions.append(
-                types.CodeAction(
-                    title=f"Silence {code} on this line (# noqa)",
-                    kind=types.CodeActionKind.QuickFix,
-                    diagnostics=[diagnostic],
-                    edit=_whole_document_edit(document, silenced),
-                )
+                _quick_fix(f"Silence {code} on this line (# noqa)", diagnostic, edit=edit)
             )
     return actions
 
 
+def _quick_fix(title: str, diagnostic: types.Diagnostic, **fields: Any) -> types.CodeAction:
+    return types.CodeAction(
+        title=title, kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic], **fields
+    )
+
+
 def _silences(document: _Document, silenced: str, line: int, code: str) -> bool:
     """The noqa comment parses and takes the finding away (not inside a string, say)."""
-    result = lint_source(silenced, document.path, document.config)
-    return not any(d.code == code and d.line == line for d in result.diagnostics) and not any(
-        d.code == "JAX000" for d in result.diagnostics
-    )
+    left = lint_source(silenced, document.path, document.config).diagnostics
+    return not any(d.code == "JAX000" or (d.code == code and d.line == line) for d in left)
 
 
 def _fix_actions(
@@ -212,30 +212,13 @@ def _fix_actions(
             continue
         if finding.fix_kind == "verified":
             arguments = [document.uri, line, finding.span.column, code]
-            command = types.Command(
-                title=f"Verify with JAX and apply: {finding.fix.description}",
-                command=VERIFY_COMMAND,
-                arguments=arguments,
-            )
-            actions.append(
-                types.CodeAction(
-                    title=command.title,
-                    kind=types.CodeActionKind.QuickFix,
-                    diagnostics=[diagnostic],
-                    command=command,
-                )
-            )
+            title = f"Verify with JAX and apply: {finding.fix.description}"
+            command = types.Command(title=title, command=VERIFY_COMMAND, arguments=arguments)
+            actions.append(_quick_fix(title, diagnostic, command=command))
         elif finding.fix_kind == "safe":
-            new_text = edited_source(module, [finding.fix])
-            actions.append(
-                types.CodeAction(
-                    title=f"Fix: {finding.fix.description}",
-                    kind=types.CodeActionKind.QuickFix,
-                    diagnostics=[diagnostic],
-                    edit=_whole_document_edit(document, new_text),
-                    is_preferred=True,
-                )
-            )
+            edit = _whole_document_edit(document, edited_source(module, [finding.fix]))
+            title = f"Fix: {finding.fix.description}"
+            actions.append(_quick_fix(title, diagnostic, edit=edit, is_preferred=True))
     return actions
 
 
