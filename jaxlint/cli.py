@@ -127,6 +127,13 @@ def _print_report(run: _Run, args: argparse.Namespace, stream: TextIO) -> None:
     from jaxlint.output.json_format import format_json_statistics
 
     diagnostics = run.diagnostics
+    applied = [d for d in diagnostics if d.fix is not None and d.fix.applied]
+    if args.fix_only:  # only what was fixed: the findings left are not this run's business
+        if args.show_fixes:
+            _emit(stream, text.format_fixes(applied))
+        if not args.quiet:
+            _emit(stream, f"Fixed {len(applied)} finding{'' if len(applied) == 1 else 's'}.")
+        return
     if args.statistics:
         stats = text.format_statistics if args.output_format == "text" else format_json_statistics
         _emit(stream, stats(diagnostics))
@@ -139,6 +146,8 @@ def _print_report(run: _Run, args: argparse.Namespace, stream: TextIO) -> None:
         _emit(stream, formatter(args.output_format)(diagnostics))
     if args.output_format != "text" or (run.errors and not diagnostics) or args.quiet:
         return
+    if args.show_fixes and applied:
+        _emit(stream, text.format_fixes(applied))
     _emit(stream, text.summary(diagnostics, fixing=bool(args.fix) and not args.diff))
     changed_files = sum(1 for diff in run.diffs if diff)
     if changed_files:
@@ -154,13 +163,17 @@ def run_check(args: argparse.Namespace) -> int:
         raise UsageError("--statistics works with --output-format text or json")
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    args.fix = args.fix or args.fix_only
     if args.unsafe_fixes and not (args.fix or args.diff):
         print(
             "jaxlint: warning: --unsafe-fixes does nothing without --fix or --diff", file=sys.stderr
         )
     start = paths[0] if paths[0] != STDIN else (args.stdin_filename or ".")
     config = _config_for(args.config, start).with_overrides(
-        select=args.select, ignore=args.ignore, extend_select=args.extend_select
+        select=args.select,
+        ignore=args.ignore,
+        extend_select=args.extend_select,
+        per_file_ignores=args.per_file_ignores,
     )
     options = LintOptions(
         fix=bool(args.fix or args.diff), unsafe_fixes=args.unsafe_fixes, verify=not args.no_verify
@@ -222,6 +235,8 @@ def run_check(args: argparse.Namespace) -> int:
         return EXIT_CLEAN
     remaining = [d for d in run.diagnostics if d.fix is None or not d.fix.applied]
     fixed = any(d.fix is not None and d.fix.applied for d in run.diagnostics)
+    if args.fix_only:
+        remaining = []
     if remaining or any(run.diffs) or (fixed and args.exit_non_zero_on_fix):
         return EXIT_FINDINGS
     return EXIT_CLEAN
@@ -396,6 +411,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--extend-ignore", dest="ignore", type=_codes, action="extend", metavar="CODES",
         help="the same as --ignore (added to the configuration's ignore)",
     )  # fmt: skip
+    check.add_argument(
+        "--per-file-ignores",
+        action="append",
+        metavar="PATTERN:CODES",
+        help="ignore CODES in files matching PATTERN (added to the configuration's), repeatable",
+    )
+    check.add_argument(
+        "--fix-only",
+        action="store_true",
+        help="apply fixes like --fix, but report only what was fixed and exit 0 for the rest",
+    )
+    check.add_argument(
+        "--show-fixes", action="store_true", help="list the fixes applied, after the report"
+    )
     check.add_argument(
         "--exit-non-zero-on-fix",
         action="store_true",

@@ -747,3 +747,39 @@ def test_extend_ignore_adds_to_ignore(tmp_path: Path, monkeypatch, capsys) -> No
     assert run(capsys, "check", "--no-cache", "a.py")[0] == 1
     code, out, _ = run(capsys, "check", "--no-cache", "--extend-ignore", "JAX205", "a.py")
     assert (code, out) == (0, "All checks passed!\n")
+
+
+def test_per_file_ignores_on_the_command_line(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    for folder in ("legacy", "src"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "a.py").write_text(
+            "import jax.numpy as jnp\n\nx = jnp.ones(3)\nx.at[0].set(1.0)\n"
+        )
+    code, out, _ = run(capsys, "check", "--no-cache", "--per-file-ignores", "legacy/*:JAX205", ".")
+    assert code == 1
+    assert sorted({line.split(":")[0] for line in out.splitlines() if ": JAX" in line}) == [
+        "src/a.py"
+    ]
+    code, out, err = run(capsys, "check", "--per-file-ignores", "JAX205", ".")
+    assert (code, out) == (2, "")
+    assert err == "jaxlint: error: --per-file-ignores: 'JAX205' is not PATTERN:CODES\n"
+
+
+def test_fix_only_reports_what_was_fixed_and_exits_zero_for_the_rest(
+    fake_engine: Path, capsys
+) -> None:
+    (fake_engine / "a.py").write_text("BAD\nUGLY\n")
+    assert run(capsys, "check", "--fix-only", "a.py") == (0, "Fixed 1 finding.\n", "")
+    assert (fake_engine / "a.py").read_text() == "GOOD\nUGLY\n"
+    (fake_engine / "a.py").write_text("BAD\nUGLY\n")
+    code, out, _ = run(capsys, "check", "--fix-only", "--exit-non-zero-on-fix", "a.py")
+    assert code == 1
+
+
+def test_show_fixes_lists_the_fixes_applied(fake_engine: Path, capsys) -> None:
+    (fake_engine / "a.py").write_text("BAD\nUGLY\n")
+    code, out, _ = run(capsys, "check", "--fix", "--show-fixes", "a.py")
+    assert code == 1  # UGLY is left
+    assert "Fixed 1 finding:\n  a.py:1:1: JAX204 BAD → GOOD\n" in out
+    assert out.endswith("Found 2 diagnostics (1 fixed, 1 remaining).\n")

@@ -59,8 +59,10 @@ class Config:
         select: Sequence[str] | None = None,
         ignore: Sequence[str] | None = None,
         extend_select: Sequence[str] | None = None,
+        per_file_ignores: Sequence[str] | None = None,
     ) -> Config:
-        """Command-line options replace the file's select and add to its ignore."""
+        """Command-line options replace the file's select and add to its ignores
+        (`per_file_ignores`: `PATTERN:CODES` entries)."""
         config = self
         if select is not None:
             config = replace(config, select=tuple(_check_codes(select, "--select")))
@@ -72,6 +74,15 @@ class Config:
             )
         if ignore:
             config = replace(config, ignore=config.ignore + tuple(_check_codes(ignore, "--ignore")))
+        if per_file_ignores:
+            merged = dict(config.per_file_ignores)
+            for entry in per_file_ignores:
+                pattern, colon, codes = entry.rpartition(":")
+                if not colon or not pattern:
+                    raise ConfigError(f"--per-file-ignores: {entry!r} is not PATTERN:CODES")
+                checked = tuple(_check_codes(parse_code_list(codes), "--per-file-ignores"))
+                merged[pattern] = merged.get(pattern, ()) + checked
+            config = replace(config, per_file_ignores=merged)
         return config
 
     def enabled_codes(self, path: str | Path | None = None) -> frozenset[str]:

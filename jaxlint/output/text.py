@@ -163,6 +163,17 @@ def format_statistics(diagnostics: Sequence[Diagnostic]) -> str:
     )
 
 
+def format_fixes(applied: Sequence[Diagnostic]) -> str:
+    """`--show-fixes`: `Fixed N findings:` and one `path:line:col: CODE description` each."""
+    if not applied:
+        return ""
+    lines = [f"Fixed {len(applied)} finding{'' if len(applied) == 1 else 's'}:"]
+    lines += [
+        f"  {location(d)}: {d.code} {d.fix.description if d.fix else ''}".rstrip() for d in applied
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def summary(diagnostics: Sequence[Diagnostic], *, fixing: bool = False) -> str:
     """`Found N diagnostics (M fixed, K remaining).`, or `All checks passed!` for none."""
     total = len(diagnostics)
