@@ -15,10 +15,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
 
 from jaxlint.cache import project_root
 from jaxlint.diagnostics import Diagnostic
@@ -50,12 +50,6 @@ server = LanguageServer(
 # ---------------------------------------------------------------- documents and configuration
 
 
-def path_of(uri: str) -> str:
-    """A `file://` URI → its path (other schemes: the URI itself, linted as an untitled file)."""
-    parsed = urlparse(uri)
-    return unquote(parsed.path) if parsed.scheme == "file" else uri
-
-
 @dataclass(frozen=True)
 class _Document:
     uri: str
@@ -67,7 +61,7 @@ class _Document:
 def _document(uri: str) -> _Document | None:
     """The open document and its configuration; None (after saying why) for a bad config."""
     text = server.workspace.get_text_document(uri).source
-    path = path_of(uri)
+    path = to_fs_path(uri) or uri  # an untitled buffer is linted under its URI
     folder = Path(path).parent if os.path.isabs(path) else Path.cwd()
     try:
         config = load_config(start=folder)

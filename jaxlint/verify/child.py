@@ -38,15 +38,18 @@ def _claim_protocol_streams() -> tuple[TextIO, TextIO]:
     return protocol_in, protocol_out
 
 
+def _set_soft_limit(which: int, soft: int) -> None:
+    """Set a resource's soft limit, never above its hard limit."""
+    _, hard = resource.getrlimit(which)
+    if hard != resource.RLIM_INFINITY:
+        soft = min(soft, hard)
+    resource.setrlimit(which, (soft, hard))
+
+
 def _limit_memory() -> None:
     megabytes = int(os.environ.get("JAXLINT_VERIFY_MEMORY_MB", "0") or 0)
-    if resource is None or megabytes <= 0:
-        return
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    wanted = megabytes * 1024 * 1024
-    if hard != resource.RLIM_INFINITY:
-        wanted = min(wanted, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (wanted, hard))
+    if resource is not None and megabytes > 0:
+        _set_soft_limit(resource.RLIMIT_AS, megabytes * 1024 * 1024)
 
 
 def _limit_cpu(seconds: float) -> None:
@@ -54,11 +57,7 @@ def _limit_cpu(seconds: float) -> None:
     if resource is None or seconds <= 0:
         return
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    soft = int(usage.ru_utime + usage.ru_stime + seconds) + 1
-    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-    if hard != resource.RLIM_INFINITY:
-        soft = min(soft, hard)
-    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+    _set_soft_limit(resource.RLIMIT_CPU, int(usage.ru_utime + usage.ru_stime + seconds) + 1)
 
 
 def _send(stream: TextIO, message: dict[str, Any]) -> None:

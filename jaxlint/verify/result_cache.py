@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 
@@ -29,11 +30,20 @@ class ResultCache:
         self._store = Store(root, "verify")
         self._executable = os.path.realpath(executable)
 
-    def key(self, request: VerifyRequest) -> str | None:
-        """The request's key, or None when its local modules are too many to hash."""
-        local = local_modules_digest(request.path, request.original_source)
-        if local is None:
-            return None
+    def keys(self, requests: Sequence[VerifyRequest]) -> list[str | None]:
+        """Each request's key, or None when its local modules are too many to hash; the local
+        modules of one file are walked and hashed once for all its requests."""
+        local: dict[tuple[str, str], str | None] = {}
+        out: list[str | None] = []
+        for request in requests:
+            where = (request.path, request.original_source)
+            if where not in local:
+                local[where] = local_modules_digest(*where)
+            digest = local[where]
+            out.append(None if digest is None else self._key(request, digest))
+        return out
+
+    def _key(self, request: VerifyRequest, local: str) -> str:
         return key_of(
             code_version(),
             self._executable,
@@ -53,10 +63,9 @@ class ResultCache:
         if not isinstance(data, dict):
             return None
         try:
-            result = result_from_wire({**data, "request_id": request.request_id})
+            return result_from_wire({**data, "request_id": request.request_id})
         except (TypeError, ValueError):
             return None
-        return result
 
     def put(self, key: str, result: VerifyResult) -> None:
         """Keep a result the child reached on its own (not a crash, a timeout or the budget)."""

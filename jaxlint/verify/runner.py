@@ -124,8 +124,8 @@ class VerificationSession:
         if not self._available:
             return [plain_result(r, "jax-missing", JAX_MISSING_REASON) for r in requests]
         results: list[VerifyResult] = []
-        for index, request in enumerate(requests):
-            key = self._cache.key(request) if self._cache is not None else None
+        keys = self._cache.keys(requests) if self._cache is not None else [None] * len(requests)
+        for index, (request, key) in enumerate(zip(requests, keys, strict=True)):
             cached = self._cache.get(key, request) if self._cache and key else None
             if cached is not None:
                 results.append(cached)
