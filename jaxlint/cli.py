@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
-from jaxlint.diagnostics import Diagnostic
+from jaxlint.diagnostics import SHOWN_IN_DIFF, Diagnostic
 from jaxlint.engine.config import Config, ConfigError, load_config, parse_code_list
 from jaxlint.files import (
     FileOutcome,
@@ -27,13 +27,12 @@ from jaxlint.files import (
     unified_diff,
     write_fixes,
 )
-from jaxlint.output import FORMATS, formatter, tool_version
+from jaxlint.output import FORMATS, HUMAN_FORMATS, formatter, tool_version
 from jaxlint.output.progress import Progress
 
 SUBCOMMANDS = ("check", "rule", "rules", "server", "verify")
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 STDIN = "-"
-DIFF_NOTE = "shown in diff"
 # Line breaks as Python's tokenizer counts them (str.splitlines also breaks on form feeds).
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -89,7 +88,9 @@ def _settle(
     for position, outcome in enumerate(outcomes):
         if args.diff:
             run.diffs.append(unified_diff(outcome))
-            outcome = replace(outcome, diagnostics=unapply_fixes(outcome.diagnostics, DIFF_NOTE))
+            outcome = replace(
+                outcome, diagnostics=unapply_fixes(outcome.diagnostics, SHOWN_IN_DIFF)
+            )
         elif writing and outcome is not stdin:
             try:
                 outcome = write_fixes(outcome)
@@ -121,12 +122,18 @@ def _use_color(args: argparse.Namespace, stream: TextIO) -> bool:
     return not os.environ.get("NO_COLOR") and stream.isatty()
 
 
-def _print_report(run: _Run, args: argparse.Namespace, stream: TextIO) -> None:
-    """The diagnostics (or statistics) in the chosen format, and the text summary."""
+def _print_report(
+    run: _Run, args: argparse.Namespace, stream: TextIO, diff_stream: TextIO | None = None
+) -> None:
+    """The diagnostics (or statistics) in the chosen format, and the human formats' summary.
+
+    With `diff_stream`, each file's diff follows that file's findings there (flushed in turn,
+    so a terminal showing both streams shows every diff after the findings it fixes)."""
     from jaxlint.output import text
     from jaxlint.output.json_format import format_json_statistics
 
     diagnostics = run.diagnostics
+    human = args.output_format in HUMAN_FORMATS
     applied = [d for d in diagnostics if d.fix is not None and d.fix.applied]
     if args.fix_only:  # only what was fixed: the findings left are not this run's business
         if args.show_fixes:
@@ -135,16 +142,29 @@ def _print_report(run: _Run, args: argparse.Namespace, stream: TextIO) -> None:
             _emit(stream, f"Fixed {len(applied)} finding{'' if len(applied) == 1 else 's'}.")
         return
     if args.statistics:
-        stats = text.format_statistics if args.output_format == "text" else format_json_statistics
-        _emit(stream, stats(diagnostics))
-    elif args.output_format == "text":
+        _emit(stream, (text.format_statistics if human else format_json_statistics)(diagnostics))
+    elif human:
         sources = None
         if args.show_source:
             sources = {o.path: _LINE_BREAK.split(o.source) for o in run.outcomes if o.source}
-        _emit(stream, text.format_text(diagnostics, sources, color=_use_color(args, stream)))
+        color = _use_color(args, stream)
+        diffs = run.diffs if diff_stream is not None else [""] * len(run.outcomes)
+        for outcome, diff in zip(run.outcomes, diffs, strict=True):
+            report = text.format_text(
+                outcome.diagnostics,
+                sources,
+                color=color,
+                concise=args.output_format == "concise",
+                fixing=bool(args.fix or args.diff),
+            )
+            _emit(stream, report)
+            if diff and diff_stream is not None:
+                stream.flush()
+                _emit(diff_stream, diff)
+                diff_stream.flush()
     else:
         _emit(stream, formatter(args.output_format)(diagnostics))
-    if args.output_format != "text" or (run.errors and not diagnostics) or args.quiet:
+    if not human or (run.errors and not diagnostics) or args.quiet:
         return
     if args.show_fixes and applied:
         _emit(stream, text.format_fixes(applied))
@@ -155,12 +175,51 @@ def _print_report(run: _Run, args: argparse.Namespace, stream: TextIO) -> None:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    """`jaxlint check`: lint, optionally fix or diff, report, and return the exit code."""
+    """`jaxlint check`: lint, optionally fix or diff, report, and return the exit code; with
+    `--watch`, again on every change until Ctrl-C."""
+    if not args.watch:
+        return _check_once(args)
+    paths: list[str] = list(args.paths) or ["."]
+    if STDIN in paths or args.stdin_filename:
+        raise UsageError("--watch checks files, not stdin")
+    if args.output_file:
+        raise UsageError("--watch shows each check on the terminal; it takes no --output-file")
+    from jaxlint.watch import watch
+
+    def check() -> int:
+        try:
+            return _check_once(args)
+        except (ConfigError, UsageError) as error:  # e.g. pyproject.toml saved half-edited
+            print(f"jaxlint: error: {error}", file=sys.stderr)
+            return EXIT_ERROR
+
+    return watch(check, lambda: _watched_files(args, paths))
+
+
+def _watched_files(args: argparse.Namespace, paths: Sequence[str]) -> list[Path]:
+    """What `--watch` watches: the files a check would read, and every config file above."""
+    from jaxlint.discovery import discover
+
+    start = Path(os.path.abspath(paths[0]))
+    folders = [start if start.is_dir() else start.parent, *start.parents]
+    files = [f / name for f in folders for name in ("pyproject.toml", "jaxlint.toml")]
+    if args.config:
+        files.append(Path(args.config))
+    try:
+        config = _config_for(args.config, paths[0])
+    except ConfigError:
+        return files  # a broken config is reported by the check; it changes when it is fixed
+    return [*files, *discover(paths, config, force_exclude=args.force_exclude).files]
+
+
+def _check_once(args: argparse.Namespace) -> int:
     from jaxlint.discovery import discover
 
     paths: list[str] = list(args.paths) or ([STDIN] if args.stdin_filename else ["."])
-    if args.statistics and args.output_format not in ("text", "json"):
-        raise UsageError("--statistics works with --output-format text or json")
+    if args.statistics and args.output_format not in (*HUMAN_FORMATS, "json"):
+        raise UsageError("--statistics works with the concise, full or json output format")
+    if args.jobs is None:
+        args.jobs = _usable_cores()
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     args.fix = args.fix or args.fix_only
@@ -213,10 +272,12 @@ def run_check(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(new_text.encode(stdin.encoding))
         sys.stdout.buffer.flush()
     # A machine format is the run's output: on stdout (or --output-file), the diff beside it on
-    # stderr; the text report gives stdout to the diff or to a fixed stdin.
-    machine = args.output_format != "text"
+    # stderr. The human report gives stdout to the diff (each file's after its findings, on
+    # stderr) or to a fixed stdin.
+    machine = args.output_format not in HUMAN_FORMATS
     report_on_stdout = not stdin_fixing and (machine or not args.diff)
-    if any(run.diffs):
+    interleave = not machine and not args.output_file and not args.statistics and args.diff
+    if any(run.diffs) and not interleave:
         _emit(
             sys.stderr if report_on_stdout and not args.output_file else sys.stdout,
             "".join(run.diffs),
@@ -227,7 +288,8 @@ def run_check(args: argparse.Namespace) -> int:
         with _report_file(args.output_file) as stream:
             _print_report(run, args, stream)
     else:
-        _print_report(run, args, sys.stdout if report_on_stdout else sys.stderr)
+        stream = sys.stdout if report_on_stdout else sys.stderr
+        _print_report(run, args, stream, sys.stdout if interleave else None)
 
     if run.errors:
         return EXIT_ERROR
@@ -240,6 +302,13 @@ def run_check(args: argparse.Namespace) -> int:
     if remaining or any(run.diffs) or (fixed and args.exit_non_zero_on_fix):
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _usable_cores() -> int:
+    """The cores this process may run on (its affinity mask where the system has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(len(os.sched_getaffinity(0)), 1)
+    return os.cpu_count() or 1
 
 
 @contextmanager
@@ -445,9 +514,28 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="apply exclude and .gitignore to files named on the command line too (pre-commit)",
     )
-    check.add_argument("--output-format", choices=FORMATS, default="text")
+    check.add_argument(
+        "--output-format",
+        choices=FORMATS,
+        default="concise",
+        help="concise (default: a line per finding, [*] where --fix rewrites it), full (the "
+        "whole message and fix status; `text` is its old name), json, sarif or github",
+    )
     check.add_argument("--statistics", action="store_true", help="print counts per rule code")
-    check.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="processes to use")
+    check.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=None,
+        metavar="N",
+        help="processes to lint and verify in (default: the cores this machine gives jaxlint)",
+    )
+    check.add_argument(
+        "--watch",
+        "-w",
+        action="store_true",
+        help="check again whenever a checked file or the configuration changes (Ctrl-C stops)",
+    )
     check.add_argument(
         "--no-cache",
         action="store_true",

@@ -20,6 +20,9 @@ class Span:
     end_column: int
 
 
+SHOWN_IN_DIFF = "shown in diff"  # the note of a fix `--diff` printed instead of writing it
+
+
 @dataclass(frozen=True)
 class Fix:
     """A rewrite attached to a diagnostic, with its safety grade and what became of it."""

@@ -11,9 +11,11 @@ import io
 import json
 import multiprocessing
 import os
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,12 +104,19 @@ def test_findings_exit_one_with_exact_text(fake_engine: Path, capsys) -> None:
     assert code == 1
     assert err == ""
     assert out == (
-        "a.py:1:5: JAX204 [error] BAD is bad (fix: safe, available)\n"
-        "a.py:3:7: JAX204 [error] BAD is bad (fix: safe, available)\n"
-        "b.py:1:1: JAX204 [error] BAD is bad (fix: safe, available)\n"
+        "a.py:1:5: JAX204 [*] BAD is bad\n"
+        "a.py:3:7: JAX204 [*] BAD is bad\n"
+        "b.py:1:1: JAX204 [*] BAD is bad\n"
         "Found 3 diagnostics.\n"
         "[*] 3 fixable with --fix.\n"
     )
+    for full in ("full", "text"):  # `text`: the full format's older name
+        code, out, err = run(capsys, "check", "--output-format", full, ".")
+        assert out.splitlines()[:3] == [
+            "a.py:1:5: JAX204 [error] BAD is bad (fix: safe, available)",
+            "a.py:3:7: JAX204 [error] BAD is bad (fix: safe, available)",
+            "b.py:1:1: JAX204 [error] BAD is bad (fix: safe, available)",
+        ]
 
 
 def test_no_subcommand_means_check(fake_engine: Path, capsys) -> None:
@@ -175,7 +184,9 @@ def test_statistics(fake_engine: Path, capsys) -> None:
 def test_statistics_rejects_sarif(fake_engine: Path, capsys) -> None:
     code, _, err = run(capsys, "check", "--statistics", "--output-format", "sarif")
     assert code == 2
-    assert err == "jaxlint: error: --statistics works with --output-format text or json\n"
+    assert (
+        err == "jaxlint: error: --statistics works with the concise, full or json output format\n"
+    )
 
 
 def test_show_source(fake_engine: Path, capsys) -> None:
@@ -204,7 +215,7 @@ def test_non_utf8_file_is_a_jax000_finding_and_the_run_goes_on(fake_engine: Path
     (fake_engine / "ok.py").write_text("BAD\n")
     code, out, err = run(capsys, "check", ".")
     assert (code, err) == (1, "")
-    assert "latin.py:1:1: JAX000 [error] not valid utf-8 text (byte 0xe9 at offset 5)\n" in out
+    assert "latin.py:1:1: JAX000 not valid utf-8 text (byte 0xe9 at offset 5)\n" in out
     assert "ok.py:1:1: JAX204" in out
 
 
@@ -222,7 +233,7 @@ def test_bad_encoding_declaration(fake_engine: Path, capsys) -> None:
     (fake_engine / "weird.py").write_bytes(b"# -*- coding: klingon -*-\nx = 1\n")
     code, out, err = run(capsys, "check", "weird.py")
     assert (code, err) == (1, "")
-    assert out.startswith("weird.py:1:1: JAX000 [error] bad encoding declaration: ")
+    assert out.startswith("weird.py:1:1: JAX000 bad encoding declaration: ")
 
 
 def test_unreadable_file_is_a_jax000_finding(fake_engine: Path, capsys) -> None:
@@ -230,7 +241,7 @@ def test_unreadable_file_is_a_jax000_finding(fake_engine: Path, capsys) -> None:
     (fake_engine / "ok.py").write_text("x = 1\n")
     code, out, err = run(capsys, "check", ".")
     assert (code, err) == (1, "")
-    message = "dangling.py:1:1: JAX000 [error] cannot read file: a symbolic link to a missing file"
+    message = "dangling.py:1:1: JAX000 cannot read file: a symbolic link to a missing file"
     assert out.startswith(message + "\n")
 
 
@@ -275,8 +286,7 @@ def test_fix_writes_atomically_and_keeps_the_mode(fake_engine: Path, capsys) -> 
     code, out, err = run(capsys, "check", "--fix", "a.py")
     assert (code, err) == (0, "")
     assert out == (
-        "a.py:1:5: JAX204 [error] BAD is bad (fix: safe, applied)\n"
-        "Found 1 diagnostic (1 fixed, 0 remaining).\n"
+        "a.py:1:5: JAX204 [fixed] BAD is bad\nFound 1 diagnostic (1 fixed, 0 remaining).\n"
     )
     assert path.read_text() == "x = GOOD\n"
     assert path.stat().st_mode & 0o777 == 0o640
@@ -291,8 +301,8 @@ def test_fix_with_findings_left_exits_one(fake_engine: Path, capsys) -> None:
     code, out, err = run(capsys, "check", "--fix", "a.py")
     assert (code, err) == (1, "")
     assert out == (
-        "a.py:1:5: JAX204 [error] BAD is bad (fix: safe, applied)\n"
-        "a.py:2:1: JAX202 [warning] UGLY stays\n"
+        "a.py:1:5: JAX204 [fixed] BAD is bad\n"
+        "a.py:2:1: JAX202 UGLY stays\n"
         "Found 2 diagnostics (1 fixed, 1 remaining).\n"
     )
     assert path.read_text() == "x = GOOD\nUGLY\n"
@@ -322,9 +332,7 @@ def test_fix_refuses_a_file_changed_on_disk(fake_engine: Path, capsys) -> None:
     reason = "the file changed on disk since it was read; fixes not written"
     assert err == f"a.py: cannot write fixes: {reason}\n"
     assert path.read_text() == "x = BAD  # MUTATE\n# edited meanwhile\n"
-    assert out.startswith(
-        f"a.py:1:5: JAX204 [error] BAD is bad (fix: safe, not applied: not written: {reason})"
-    )
+    assert out.startswith(f"a.py:1:5: JAX204 BAD is bad\n    no fix: not written: {reason}\n")
     assert sorted(p.name for p in fake_engine.iterdir() if p.name != CACHE_FOLDER) == ["a.py"]
 
 
@@ -369,8 +377,9 @@ def test_diff_prints_a_patch_and_writes_nothing(fake_engine: Path, capsys) -> No
     assert code == 1
     assert out == ("--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n import os\n-x = BAD\n+x = GOOD\n")
     assert err == (
-        "a.py:2:5: JAX204 [error] BAD is bad (fix: safe, not applied: shown in diff)\n"
+        "a.py:2:5: JAX204 [*] BAD is bad\n"
         "Found 1 diagnostic.\n"
+        "[*] 1 fixable with --fix.\n"
         "Would change 1 file.\n"
     )
     assert path.read_text() == "import os\nx = BAD\n"
@@ -418,10 +427,7 @@ def test_stdin_fix_prints_the_source_and_reports_on_stderr(
     code, out, err = run(capsys, "check", "--fix", "-", stdin=b"x = BAD\n", monkeypatch=monkeypatch)
     assert code == 0
     assert out == "x = GOOD\n"
-    assert err == (
-        "-:1:5: JAX204 [error] BAD is bad (fix: safe, applied)\n"
-        "Found 1 diagnostic (1 fixed, 0 remaining).\n"
-    )
+    assert err == ("-:1:5: JAX204 [fixed] BAD is bad\nFound 1 diagnostic (1 fixed, 0 remaining).\n")
 
 
 def test_stdin_fix_echoes_clean_source(fake_engine: Path, capsys, monkeypatch) -> None:
@@ -472,7 +478,7 @@ def test_notebooks_go_through_the_notebook_adapter(fake_engine: Path, capsys, mo
     code, out, _ = run(capsys, "check", ".")
     assert code == 1
     assert seen == [("nb.ipynb", {"cells": []})]
-    assert out.splitlines()[0] == "nb.ipynb:cell 3:2:1: JAX201 [warning] cell print"
+    assert out.splitlines()[0] == "nb.ipynb:cell 3:2:1: JAX201 cell print"
 
 
 def test_source_linter_dispatch(fake_engine: Path, monkeypatch) -> None:
@@ -607,7 +613,10 @@ def test_e2e_finds_a_print_in_jit(tmp_path: Path) -> None:
     done = jaxlint(tmp_path)
     assert done.returncode == 1, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("model.py:6:5: JAX201 [warning] ")
+    assert lines[0] == (
+        "model.py:6:5: JAX201 [*] print in traced `f` runs once, at trace time, and prints "
+        "1 tracer argument instead of values"
+    )
     assert lines[-2:] == [
         "Found 1 diagnostic.",
         "[*] 1 fixable with --fix (1 if verification with JAX passes).",
@@ -783,3 +792,122 @@ def test_show_fixes_lists_the_fixes_applied(fake_engine: Path, capsys) -> None:
     assert code == 1  # UGLY is left
     assert "Fixed 1 finding:\n  a.py:1:1: JAX204 BAD → GOOD\n" in out
     assert out.endswith("Found 2 diagnostics (1 fixed, 1 remaining).\n")
+
+
+IN_PLACE = (
+    "import jax.numpy as jnp\n\n\ndef f():\n    x = jnp.zeros(3)\n    x[0] = 1.0\n    return x\n"
+)
+
+
+def test_each_diff_follows_the_findings_it_fixes(tmp_path: Path) -> None:
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text(IN_PLACE)
+    done = subprocess.run(
+        [sys.executable, "-m", "jaxlint", "check", "--diff", "--no-cache", "."],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,  # one pipe: the order a terminal shows
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+        timeout=300,
+    )
+    lines = done.stdout.splitlines()
+    finding = "{}:6:5: JAX204 [*] `x[0] = ...` on `x`, a JAX array, raises TypeError"
+    order = [
+        finding.format("a.py"),
+        "--- a/a.py",
+        "+    x = x.at[0].set(1.0)",
+        finding.format("b.py"),
+        "--- a/b.py",
+        "+    x = x.at[0].set(1.0)",
+        "Found 2 diagnostics.",
+    ]
+    position = -1
+    for line in order:  # each one after the one before
+        assert line in lines[position + 1 :], (line, lines)
+        position = lines.index(line, position + 1)
+    assert done.returncode == 1
+    patch_only = jaxlint(tmp_path, "check", "--diff", "--no-cache", ".")
+    assert patch_only.stdout.startswith("--- a/a.py\n")  # stdout alone is still a patch
+    assert "JAX204" not in patch_only.stdout and "JAX204 [*]" in patch_only.stderr
+
+
+def test_jobs_default_to_the_usable_cores(fake_engine: Path, capsys, monkeypatch) -> None:
+    (fake_engine / "a.py").write_text("BAD\n")
+    seen: list[int] = []
+
+    def lint_paths(paths, config, options, jobs=1, progress=None):
+        seen.append(jobs)
+        return [files.lint_path(p, config, options) for p in paths]
+
+    monkeypatch.setattr(cli, "lint_paths", lint_paths)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
+    run(capsys, "check", "a.py")
+    run(capsys, "check", "--jobs", "1", "a.py")
+    assert seen == [3, 1]
+
+
+class _Lines:
+    """The lines a process prints, read by a thread so that waiting for one can time out."""
+
+    def __init__(self, stream) -> None:
+        import queue
+        import threading
+
+        self.queue: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
+
+    def _read(self, stream) -> None:
+        for line in stream:
+            self.queue.put(line)
+        self.queue.put("")
+
+    def until(self, text: str, timeout: float = 60.0) -> str:
+        """The lines up to and including one that holds `text`."""
+        import queue
+
+        read = ""
+        deadline = time.monotonic() + timeout
+        while text not in read:
+            try:
+                line = self.queue.get(timeout=max(deadline - time.monotonic(), 0.01))
+            except queue.Empty:
+                raise AssertionError(f"no {text!r} within {timeout} s; read {read!r}") from None
+            if not line:
+                raise AssertionError(f"output ended before {text!r}; read {read!r}")
+            read += line
+        return read
+
+
+def test_watch_checks_again_on_every_change_until_ctrl_c(tmp_path: Path) -> None:
+    clean = "import jax\n\n\n@jax.jit\ndef f(x):\n    return x + 1\n"
+    (tmp_path / "model.py").write_text(clean)
+    watcher = subprocess.Popen(
+        [sys.executable, "-m", "jaxlint", "check", "--watch", "--no-cache", "."],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        bufsize=1,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+    )
+    try:
+        lines = _Lines(watcher.stdout)
+        first = lines.until("Watching for file changes")
+        assert "All checks passed!" in first
+        (tmp_path / "model.py").write_text(clean.replace("    return", "    print(x)\n    return"))
+        second = lines.until("Watching for file changes")
+        assert "model.py:6:5: JAX201 [*] print in traced `f`" in second
+        (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nignore = ["JAX201"]\n')
+        third = lines.until("Watching for file changes")  # the config is watched
+        assert "All checks passed!" in third
+        watcher.send_signal(signal.SIGINT)
+        assert watcher.wait(timeout=30) == 0  # the last check's exit code
+    finally:
+        watcher.kill()
+        watcher.wait()
+
+
+def test_watch_refuses_stdin(capsys) -> None:
+    code, _, err = run(capsys, "check", "--watch", "-")
+    assert (code, err) == (2, "jaxlint: error: --watch checks files, not stdin\n")

@@ -14,6 +14,7 @@ from jaxlint.output.github import format_github
 from jaxlint.output.json_format import format_json, format_json_statistics
 from jaxlint.output.sarif import format_sarif
 from jaxlint.output.text import (
+    concise_message,
     format_statistics,
     format_text,
     summary,
@@ -79,6 +80,48 @@ def test_text_line_without_fix() -> None:
 def test_text_fix_status(fix: Fix, suffix: str) -> None:
     expected = f"pkg/model.py:7:5: JAX201 [warning] print in traced code{suffix}\n"
     assert format_text([diag(fix=fix)]) == expected
+
+
+@pytest.mark.parametrize(
+    "message, expected",
+    [
+        (  # the advice after `; ` goes, and from a long message the why after `: ` too
+            "Python loop over `range(n)` (length known only at trace time) unrolls its 3-statement"
+            " body once per element: the jaxpr and compile time grow with the array length; use"
+            " jax.lax.scan",
+            "Python loop over `range(n)` (length known only at trace time) unrolls its "
+            "3-statement body once per element",
+        ),
+        (
+            "`@jax.jit` on method `Scale.apply`: `self` is not a JAX type, so every call raises"
+            " TypeError; jit a module-level helper",
+            "`@jax.jit` on method `Scale.apply`: `self` is not a JAX type, so every call raises"
+            " TypeError",
+        ),
+        (  # `; ` and `: ` inside backticks, quotes and brackets are part of what is flagged
+            '`f(a; b): c` on `x`, a traced value (see: this; that) in "g: h"; use jnp.where',
+            '`f(a; b): c` on `x`, a traced value (see: this; that) in "g: h"',
+        ),
+        ("cannot parse: '(' was never closed", "cannot parse: '(' was never closed"),  # too short
+        ("BAD is bad", "BAD is bad"),
+    ],
+)
+def test_concise_message_is_what_was_found(message: str, expected: str) -> None:
+    assert concise_message(message) == expected
+
+
+def test_concise_lines_mark_fixes_and_put_figures_below() -> None:
+    pending = diag(fix=Fix("verified", "scan"))
+    applied = diag(fix=Fix("verified", "scan", applied=True, verification=VERIFIED))
+    refused = diag(fix=Fix("suggestion", "x", note="print(..., end=...) without a newline"))
+    assert format_text([pending, applied, refused], concise=True, fixing=True) == (
+        "pkg/model.py:7:5: JAX201 [*] print in traced code\n"
+        "pkg/model.py:7:5: JAX201 [fixed] print in traced code\n"
+        f"    {verification_text(VERIFIED)}\n"
+        "pkg/model.py:7:5: JAX201 print in traced code\n"
+        "    no fix: print(..., end=...) without a newline\n"
+    )
+    assert format_text([refused], concise=True) == "pkg/model.py:7:5: JAX201 print in traced code\n"
 
 
 def test_text_verification_line() -> None:

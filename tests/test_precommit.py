@@ -175,7 +175,7 @@ def test_fix_hook_with_verify_extra_rewrites_the_file(
     output = result.stdout + result.stderr
     assert result.returncode == 1, output  # pre-commit fails a hook that modified files
     assert "files were modified by this hook" in output
-    assert "model.py:7:5: JAX201" in output and "(fix: verified, applied)" in output
+    assert "model.py:7:5: JAX201" in output and "JAX201 [fixed]" in output
     assert re.search(r"verified on \d+ input sets", output)  # JAX ran in the hook's environment
     fixed = (project / "model.py").read_text()
     assert '    jax.debug.print("{x!s}", x=x)\n' in fixed

@@ -217,7 +217,7 @@ def test_no_verify_never_starts_the_child(tmp_path: Path, monkeypatch, capsys) -
     (tmp_path / "cumulative_sum.py").write_text(seed.read_text())
     monkeypatch.chdir(tmp_path)
     assert cli.main(["check", "--no-cache", "--fix", "--no-verify", "cumulative_sum.py"]) == 1
-    assert "(fix: verified, not applied: not verified (--no-verify))" in capsys.readouterr().out
+    assert "\n    no fix: not verified (--no-verify)\n" in capsys.readouterr().out
 
 
 def test_paths_in_the_environment_are_not_taken_for_secrets(monkeypatch) -> None:

@@ -100,7 +100,8 @@ def test_no_progress_line_in_a_pipe_or_with_quiet(seed: Path) -> None:
 def test_colour_on_a_terminal_and_its_switches(seed: Path) -> None:
     command = ["check", "--no-cache", "seed/cumulative_sum.py"]
     _, shown, _ = run_on_terminal(command, seed, stream="stdout")
-    assert f"{ESC}1mseed/cumulative_sum.py:15:5{ESC}0m: {ESC}1;33mJAX101{ESC}0m [warning]" in shown
+    where = f"{ESC}1mseed/cumulative_sum.py:15:5{ESC}0m"
+    assert f"{where}: {ESC}1;33mJAX101{ESC}0m {ESC}32m[*]{ESC}0m Python loop over" in shown
     _, shown, _ = run_on_terminal(command, seed, stream="stdout", env={"NO_COLOR": "1"})
     assert ESC not in shown and "JAX101" in shown
     _, shown, _ = run_on_terminal([*command, "--color", "never"], seed, stream="stdout")

@@ -1,4 +1,5 @@
-"""Human-readable output: one line per diagnostic, fix status, verification figures, summary."""
+"""Human-readable output: concise (one line per diagnostic, `[*]` where `--fix` would rewrite it)
+or full (the whole message and fix status), verification figures, statistics, summary."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from jaxlint.diagnostics import Diagnostic, Fix
+from jaxlint.diagnostics import SHOWN_IN_DIFF, Diagnostic, Fix
 from jaxlint.output.names import rule_name
 
 _PASSED = {None, "passed", "verified", "ok"}
@@ -108,21 +109,97 @@ def _paint(text: str, sgr: str, color: bool) -> str:
     return f"\x1b[{sgr}m{text}\x1b[0m" if color else text
 
 
+_MIN_HEAD = 24  # a concise message is never cut shorter than this ("cannot parse: …" stays whole)
+_LONG = 130  # a concise message longer than this loses its why too, not only its advice
+
+
+def concise_message(message: str) -> str:
+    """What a finding is, without the advice: the message up to its first `; ` outside
+    backticks, quotes and brackets; when that is still long, up to its first `: ` (the why).
+    `jaxlint rule CODE` and the full format give the rest."""
+    head = _cut_at(message, ";")
+    return _cut_at(head, ":") if len(head) > _LONG else head
+
+
+def _cut_at(message: str, separator: str) -> str:
+    depth, quote = 0, ""
+    for position, char in enumerate(message):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in '`"':
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth = max(depth - 1, 0)
+        elif (
+            char == separator
+            and depth == 0
+            and message[position + 1 : position + 2] == " "
+            and position >= _MIN_HEAD
+        ):
+            return message[:position]
+    return message
+
+
+def _concise(diagnostic: Diagnostic) -> str:
+    from jaxlint.engine.registry import ENGINE_CODES
+
+    # an engine finding's detail is the point ("cannot parse: '(' was never closed")
+    if diagnostic.code in ENGINE_CODES:
+        return diagnostic.message
+    return concise_message(diagnostic.message)
+
+
+def _marker(diagnostic: Diagnostic) -> str:
+    fix = diagnostic.fix
+    if fix is not None and fix.applied:
+        return "[fixed] "
+    return "[*] " if fixable(diagnostic) else ""
+
+
+def _detail_line(diagnostic: Diagnostic, fixing: bool) -> str | None:
+    """The concise format's second line: verification figures, or in a fix run why no fix."""
+    fix = diagnostic.fix
+    if fix is None:
+        return None
+    if fix.verification is not None:
+        return verification_text(fix.verification)
+    if fixing and fix.note and fix.note != SHOWN_IN_DIFF:
+        return f"no fix: {fix.note}"
+    return None
+
+
 def format_diagnostic(
-    diagnostic: Diagnostic, source_lines: Sequence[str] | None = None, *, color: bool = False
+    diagnostic: Diagnostic,
+    source_lines: Sequence[str] | None = None,
+    *,
+    color: bool = False,
+    concise: bool = False,
+    fixing: bool = False,
 ) -> str:
-    """One diagnostic's lines: location and message, source excerpt, verification figures;
-    with `color`, ANSI colours for a terminal (location bold, code by severity, figures dim)."""
+    """One diagnostic's lines. Full: location, severity, message and fix status, the source
+    excerpt, verification figures. Concise: `path:line:col: CODE [*] what`, then the
+    verification figures (or in a fix run why there is no fix). With `color`, ANSI colours for
+    a terminal (location bold, code by severity, fix status green when fixable, figures dim)."""
     code = _paint(diagnostic.code, _SEVERITY_COLORS.get(diagnostic.severity, "1"), color)
     where = _paint(location(diagnostic), "1", color)
-    line = f"{where}: {code} [{diagnostic.severity}] {diagnostic.message}"
-    if diagnostic.fix is not None:
-        line += _paint(fix_status(diagnostic.fix), "32" if fixable(diagnostic) else "2", color)
-    out = [line]
+    if concise:
+        marker = _marker(diagnostic)
+        marker = _paint(marker.strip(), "32", color) + " " if marker else ""
+        out = [f"{where}: {code} {marker}{_concise(diagnostic)}"]
+        detail = _detail_line(diagnostic, fixing)
+    else:
+        line = f"{where}: {code} [{diagnostic.severity}] {diagnostic.message}"
+        if diagnostic.fix is not None:
+            line += _paint(fix_status(diagnostic.fix), "32" if fixable(diagnostic) else "2", color)
+        out = [line]
+        verification = diagnostic.fix.verification if diagnostic.fix is not None else None
+        detail = verification_text(verification) if verification is not None else None
     if source_lines is not None:
         out.extend(_source_excerpt(diagnostic, source_lines))
-    if diagnostic.fix is not None and diagnostic.fix.verification is not None:
-        out.append(_paint(f"    {verification_text(diagnostic.fix.verification)}", "2", color))
+    if detail is not None:
+        out.append(_paint(f"    {detail}", "2", color))
     return "\n".join(out)
 
 
@@ -131,10 +208,18 @@ def format_text(
     sources: Mapping[str, Sequence[str]] | None = None,
     *,
     color: bool = False,
+    concise: bool = False,
+    fixing: bool = False,
 ) -> str:
-    """All diagnostics, one per line (with source excerpts when `sources` maps path → lines)."""
+    """All diagnostics (with source excerpts when `sources` maps path → lines)."""
     return "".join(
-        format_diagnostic(d, sources.get(d.path) if sources is not None else None, color=color)
+        format_diagnostic(
+            d,
+            sources.get(d.path) if sources is not None else None,
+            color=color,
+            concise=concise,
+            fixing=fixing,
+        )
         + "\n"
         for d in diagnostics
     )
@@ -142,9 +227,14 @@ def format_text(
 
 def fixable(diagnostic: Diagnostic) -> bool:
     """Would `--fix` rewrite this finding: a safe or verified-kind fix not yet applied and not
-    refused (a verified one only if verification passes)?"""
+    refused (a verified one only if verification passes), or one `--diff` showed?"""
     fix = diagnostic.fix
-    return fix is not None and fix.kind in ("safe", "verified") and not fix.applied and not fix.note
+    return (
+        fix is not None
+        and fix.kind in ("safe", "verified")
+        and not fix.applied
+        and fix.note in (None, SHOWN_IN_DIFF)
+    )
 
 
 def format_statistics(diagnostics: Sequence[Diagnostic]) -> str:
@@ -187,6 +277,10 @@ def summary(diagnostics: Sequence[Diagnostic], *, fixing: bool = False) -> str:
     candidates = [d for d in diagnostics if fixable(d)]
     if not candidates:
         return found
-    verified = sum(1 for d in candidates if d.fix is not None and d.fix.kind == "verified")
-    after = f" ({verified} if verification with JAX passes)" if verified else ""
+    unverified = sum(
+        1
+        for d in candidates
+        if d.fix is not None and d.fix.kind == "verified" and d.fix.note != SHOWN_IN_DIFF
+    )
+    after = f" ({unverified} if verification with JAX passes)" if unverified else ""
     return f"{found}\n[*] {len(candidates)} fixable with --fix{after}."
