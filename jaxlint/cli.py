@@ -565,6 +565,8 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--config", metavar="FILE")
     _add_examples_options(verify, "")
     verify.set_defaults(handler=run_verify)
+    for command in commands.choices.values():
+        command.set_defaults(parser=command)  # to reject a stray option with its own usage
     return parser
 
 
@@ -596,7 +598,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_usage(sys.stderr)
         print(f"jaxlint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
-    args = parser.parse_args(words)
+    args, unknown = parser.parse_known_args(words)
+    if unknown:
+        getattr(args, "parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         return int(args.handler(args))
     except (ConfigError, UsageError) as error:

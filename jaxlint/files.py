@@ -276,23 +276,29 @@ def _problem(path: str, message: str, config: Config) -> FileOutcome:
     return FileOutcome(path, diagnostics=tuple(file_problems(path, message, config)))
 
 
-def _lint_chunk(
-    paths: Sequence[Path], config: Config, options: LintOptions, progress: Progress | None = None
-) -> list[FileOutcome]:
+@contextlib.contextmanager
+def _verification(options: LintOptions, progress: Progress | None) -> Iterator[Any]:
+    """Within: in a `--fix` run, every `verify()` shares one session (one child, one JAX
+    import, results kept); yields that session, or None when nothing is verified."""
     if not options.fix:
-        return [_counted(lint_path(path, config, options), progress) for path in paths]
+        yield None
+        return
     from jaxlint.verify import shared_session
 
     listener = progress.verification_done if progress is not None else None
-    # one verification child (one JAX import) for all these files, and the results kept
-    with shared_session(cache_root=options.cache_root, listener=listener):
-        return [_counted(lint_path(path, config, options), progress) for path in paths]
+    with shared_session(cache_root=options.cache_root, listener=listener) as session:
+        yield session
 
 
-def _counted(outcome: FileOutcome, progress: Progress | None) -> FileOutcome:
-    if progress is not None:
-        progress.files_done()
-    return outcome
+def _lint_each(
+    paths: Sequence[Path], config: Config, options: LintOptions, progress: Progress | None = None
+) -> list[FileOutcome]:
+    outcomes = []
+    for path in paths:
+        outcomes.append(lint_path(path, config, options))
+        if progress is not None:
+            progress.files_done()
+    return outcomes
 
 
 def lint_paths(
@@ -302,12 +308,31 @@ def lint_paths(
     jobs: int = 1,
     progress: Progress | None = None,
 ) -> list[FileOutcome]:
-    """Lint files, in a process pool when `jobs` > 1; outcomes come back in the order of `paths`."""
-    if jobs <= 1 or len(paths) <= 1:
-        return _lint_chunk(paths, config, options, progress)
+    """Lint files, in a process pool when `jobs` > 1; outcomes come back in the order of `paths`.
+    Verification stays in this process: workers send their requests to its one session."""
+    with _verification(options, progress) as session:
+        if jobs <= 1 or len(paths) <= 1:
+            return _lint_each(paths, config, options, progress)
+        with contextlib.ExitStack() as stack:
+            initializer, initargs = None, ()
+            if session is not None:
+                from jaxlint.verify.remote import forward_to, served
+
+                initializer, initargs = forward_to, (stack.enter_context(served(session)),)
+            return _lint_in_pool(paths, config, options, jobs, progress, initializer, initargs)
+
+
+def _lint_in_pool(
+    paths: Sequence[Path],
+    config: Config,
+    options: LintOptions,
+    jobs: int,
+    progress: Progress | None,
+    initializer: Callable[..., object] | None,
+    initargs: tuple[Any, ...],
+) -> list[FileOutcome]:
     size = max(1, len(paths) // (jobs * 4))
     chunks = [paths[i : i + size] for i in range(0, len(paths), size)]
-    outcomes: list[FileOutcome] = []
     if multiprocessing.get_start_method() == "fork":
         # Load the engine and its rules once here: forked workers inherit them instead of each
         # paying the start-up (about half a second) again.
@@ -316,16 +341,19 @@ def lint_paths(
             if warm_up is not None:
                 warm_up("import jax\n", "warm-up.py", config)
     try:
-        pool = ProcessPoolExecutor(max_workers=min(jobs, len(chunks)))
+        pool = ProcessPoolExecutor(
+            max_workers=min(jobs, len(chunks)), initializer=initializer, initargs=initargs
+        )
     except (OSError, NotImplementedError, ValueError):
-        return _lint_chunk(paths, config, options, progress)
+        return _lint_each(paths, config, options, progress)
+    outcomes: list[FileOutcome] = []
     with pool:
-        futures = [pool.submit(_lint_chunk, chunk, config, options) for chunk in chunks]
+        futures = [pool.submit(_lint_each, chunk, config, options) for chunk in chunks]
         for chunk, future in zip(chunks, futures, strict=True):
             try:
                 outcomes.extend(future.result())
             except Exception:  # a worker died or a result would not pickle: lint it here
-                outcomes.extend(_lint_chunk(chunk, config, options))
+                outcomes.extend(_lint_each(chunk, config, options))
             if progress is not None:
                 progress.files_done(len(chunk))
     return outcomes

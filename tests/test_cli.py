@@ -704,6 +704,25 @@ def test_a_mistyped_command_is_refused_not_taken_for_a_path(fake_engine: Path, c
     assert run(capsys, "chek")[0] == 0
 
 
+@pytest.mark.parametrize(
+    ("words", "usage"),
+    [
+        (["check", "--bogus", "x.py"], "usage: jaxlint check [-h] [--fix]"),
+        (["--bogus", "x.py"], "usage: jaxlint check [-h] [--fix]"),  # `jaxlint PATHS` is check
+        (["rules", "--bogus"], "usage: jaxlint rules [-h]"),
+    ],
+)
+def test_an_unknown_option_is_refused_with_its_commands_usage(
+    capsys, words: list[str], usage: str
+) -> None:
+    with pytest.raises(SystemExit) as stop:
+        cli.main(words)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(usage)
+    assert err.splitlines()[-1].endswith("error: unrecognized arguments: --bogus")
+
+
 def test_short_version_flag(capsys) -> None:
     with pytest.raises(SystemExit) as stop:
         cli.main(["-V"])
@@ -812,7 +831,10 @@ def test_each_diff_follows_the_findings_it_fixes(tmp_path: Path) -> None:
         timeout=300,
     )
     lines = done.stdout.splitlines()
-    finding = "{}:6:5: JAX204 [*] `x[0] = ...` on `x`, a JAX array, raises TypeError"
+    finding = (
+        "{}:6:5: JAX204 [*] `x[0] = ...` on `x`, a JAX array, raises TypeError:"
+        " JAX arrays are immutable"
+    )
     order = [
         finding.format("a.py"),
         "--- a/a.py",

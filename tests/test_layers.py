@@ -23,6 +23,7 @@ LAYERS = [
         "jaxlint.notebook",
         "jaxlint.flake8_plugin",
         "jaxlint.verify_command",
+        "jaxlint.watch",
         "jaxlint.server",
         "jaxlint.cli",
         "jaxlint.__main__",

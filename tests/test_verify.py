@@ -66,6 +66,55 @@ CLAMP_ENDS_AT = (
     .replace("x[-1] = hi", "x = x.at[-1].set(hi)")
     .replace("x[1:-1] *= 0.5", "x = x.at[1:-1].multiply(0.5)")
 )
+# TD(λ) targets from the end: with λ drawn from a normal the targets grow, and compiling the
+# original as written moves small results by more than the fixed tolerance (as the scan does)
+TD_TARGETS = """
+    import jax
+    import jax.numpy as jnp
+
+    @jax.jit
+    def td_targets(rewards, values, lam):
+        targets = []
+        target = values[-1]
+        for t in reversed(range(1, rewards.shape[0])):
+            target = rewards[t - 1] + 0.99 * ((1 - lam) * values[t] + lam * target)
+            targets.append(target)
+        return jnp.stack(targets[::-1], axis=1)
+"""
+TD_TARGETS_SCAN = """
+    import jax
+    import jax.numpy as jnp
+
+    @jax.jit
+    def td_targets(rewards, values, lam):
+        targets = []
+        target = values[-1]
+
+        def _scan_body(carry, _):
+            t, target = carry
+            target = rewards[t - 1] + 0.99 * ((1 - lam) * values[t] + lam * target)
+            return (t - 1, target), target
+
+        steps = len(range(1, rewards.shape[0]))
+        if steps:
+            types = jax.eval_shape(_scan_body, (rewards.shape[0] - 1, target), None)[0]
+            target = jnp.broadcast_to(jnp.asarray(target, types[1].dtype), types[1].shape)
+            start = (rewards.shape[0] - 1, target)
+            (_, target), targets = jax.lax.scan(_scan_body, start, None, length=steps)
+        return jnp.stack(targets[::-1], axis=1)
+"""
+ROUNDING_REQUESTS = [
+    request("td-scan", TD_TARGETS, TD_TARGETS_SCAN, "td_targets", "JAX101"),
+    # a discount off by one part in a thousand is not rounding
+    request(
+        "td-scan-wrong",
+        TD_TARGETS,
+        TD_TARGETS_SCAN.replace("0.99 *", "0.989 *"),
+        "td_targets",
+        "JAX101",
+    ),
+]
+
 NUMPY_REFERENCE_REQUESTS = [
     request("at-set", CLAMP_ENDS, CLAMP_ENDS_AT, "clamp_ends", "JAX204", numpy_reference=True),
     request(
@@ -359,12 +408,38 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, VerifyResult]
     if not jax_available():
         pytest.skip("JAX is not installed")
     projects = sibling_module_requests(tmp_path_factory.mktemp("projects"))
-    requests = MAIN_REQUESTS + NUMPY_REFERENCE_REQUESTS + projects
+    requests = MAIN_REQUESTS + NUMPY_REFERENCE_REQUESTS + ROUNDING_REQUESTS + projects
     done = verify(requests, time_limit_s=120.0)
     assert [r.request_id for r in done] == [r.request_id for r in requests]
     return {r.request_id: r for r in done}
 
 
+def test_values_may_differ_as_much_as_compiling_the_original_moves_them(
+    results: dict[str, VerifyResult],
+) -> None:
+    verified = results["td-scan"]
+    assert verified.status == "verified", verified.reason
+    assert "no more than the original compiled as written differs" in verified.reason
+    wrong = results["td-scan-wrong"]
+    assert wrong.status == "failed" and "values differ" in wrong.reason, wrong.reason
+
+
+@needs_jax
+def test_within_noise_allows_twice_the_compiled_originals_difference() -> None:
+    import jax.numpy as jnp
+
+    from jaxlint.verify.compare import within_noise
+
+    want = jnp.array([100.0, 1e-3, -50.0])
+    compiled = want.at[1].add(2e-5)  # compiling moved the small entry by 2e-5
+    assert within_noise(want, want.at[1].add(3e-5), compiled)
+    assert not within_noise(want, want.at[1].add(5e-5), compiled)  # more than twice that
+    assert not within_noise(want, want.at[1].add(3e-5), want)  # compiled exactly: no allowance
+    assert not within_noise(jnp.arange(3), jnp.arange(3) + 1, jnp.arange(3) + 1)  # ints exact
+    assert not within_noise((want, want), (want,), (want, want))
+
+
+@needs_jax
 def test_store_into_a_parameter_is_verified_against_numpy(
     results: dict[str, VerifyResult],
 ) -> None:

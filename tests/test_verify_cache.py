@@ -30,22 +30,25 @@ def children(monkeypatch) -> list[str]:
     return started
 
 
-def diff(capsys, *paths: str) -> tuple[int, str, str]:
-    code = cli.main(["check", "--fix", "--diff", *paths])
+def diff(capsys, *arguments: str) -> tuple[int, str, str]:
+    code = cli.main(["check", "--fix", "--diff", *arguments])
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 
 
-def test_a_second_run_does_no_jax_work(tmp_path: Path, monkeypatch, capsys, children) -> None:
+@pytest.mark.parametrize("jobs", ["1", "2"])  # with 2, the pool's workers verify in this process
+def test_a_second_run_does_no_jax_work(
+    tmp_path: Path, monkeypatch, capsys, children, jobs: str
+) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("JAXLINT_CACHE_DIR", str(tmp_path))
     for number in range(3):  # identical files: verified once
         shutil.copy(SEED, tmp_path / f"copy{number}.py")
-    first = diff(capsys, ".")
+    first = diff(capsys, "--jobs", jobs, ".")
     assert first[1].count("+++ b/copy") == 3
     assert len(children) == 1
     children.clear()
-    assert diff(capsys, ".") == first
+    assert diff(capsys, "--jobs", jobs, ".") == first
     assert children == []
 
 

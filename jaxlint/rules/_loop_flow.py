@@ -35,10 +35,14 @@ FORBIDDEN = {
 }
 
 
+ADDING_METHODS = ("append", "insert")  # list methods a scan turns into stacked outputs
+
+
 def forbidden(body: cst.IndentedBlock, context: UnitContext, allow_appends: bool) -> str | None:
     """What in the body a `lax` loop body cannot hold, described; None when nothing.
 
-    `allow_appends`: `out.append(v)` is allowed (a scan stacks it as an output)."""
+    `allow_appends`: `out.append(v)` / `out.insert(0, v)` is allowed (a scan stacks it as an
+    output; the rewrite checks which forms it takes)."""
     finder = _ForbiddenFinder(context, allow_appends)
     walk(body, finder)
     return finder.problem
@@ -76,7 +80,7 @@ class _ForbiddenFinder(cst.CSTVisitor):
             is_append = (
                 self.allow_appends
                 and isinstance(call.func, cst.Attribute)
-                and call.func.attr.value == "append"
+                and call.func.attr.value in ADDING_METHODS
             )
             qualified = self.context.resolve(call.func) or ""
             if not is_append and not qualified.startswith("jax.debug."):
@@ -320,7 +324,7 @@ class CarryReads(cst.CSTVisitor):
             self._operands |= positional
         elif qualified in CONTRACTIONS:
             self._contracted |= positional
-        elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "append":
+        elif isinstance(node.func, cst.Attribute) and node.func.attr.value in ADDING_METHODS:
             self._operands |= {id(a.value) for a in node.args}  # a stacked output row
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:

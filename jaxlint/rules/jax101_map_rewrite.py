@@ -2,12 +2,20 @@
 
 `jnp.stack([f(v) for v in x])` (or `jnp.array` / `jnp.asarray` of the list) computes the rows one
 by one and stacks them; `lax.map(lambda v: f(v), x)` does the same in one scan, row by row, so
-the rows are computed as they were. `sum(x)` over an array adds its rows to the start value 0:
+the rows are computed as they were. A comprehension bound to a name (`rows = [f(v) for v in x]`)
+is rewritten the same way when the name is only ever stacked (`jnp.stack(rows)`,
+`jnp.array([rows, other])`, `len(rows)`): a stacker treats an array as the sequence of its rows,
+so it gives the same array whether it is handed the list or the mapped rows. Over
+`range(len(x))`, the rows `x[i]` are mapped over; any other use of the index (rows of other
+arrays, a number) makes it a Python-int counter carried by `lax.scan`, which keeps it weakly
+typed (`i * v` keeps `v`'s dtype). `sum(x)` over an array adds its rows to the start value 0:
 `jnp.sum(x, axis=0, dtype=jnp.result_type(0, x.dtype))` is that sum, with the dtype Python's
 `0 + row + …` gives (int8 rows stay int8, bools count as ints).
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import libcst as cst
 
@@ -15,7 +23,8 @@ from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.values import Kind
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal
 from jaxlint.engine.rule import UnitContext
-from jaxlint.rules._codegen import JaxSpelling
+from jaxlint.rules._codegen import JaxSpelling, fresh_name, names_in
+from jaxlint.rules.jax101_scan_rewrite import ReplaceIndexed, static_index_use
 
 STACKERS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.stack"})
 
@@ -53,6 +62,248 @@ def map_edit(call: cst.Call, comprehension: cst.ListComp, context: UnitContext) 
     return _edit(call, replacement, "stacked comprehension → jax.lax.map", spelling, context)
 
 
+def bound_comprehension(
+    assign: cst.Assign,
+) -> tuple[str, cst.ListComp] | None:
+    """`(name, comprehension)` of `name = [... for ...]`, if `assign` is one."""
+    if (
+        len(assign.targets) == 1
+        and isinstance(assign.targets[0].target, cst.Name)
+        and isinstance(assign.value, cst.ListComp)
+    ):
+        return assign.targets[0].target.value, assign.value
+    return None
+
+
+def bound_map_edit(name: str, comprehension: cst.ListComp, context: UnitContext) -> Edit | Refusal:
+    """`name = [e for v in x]` → `name = lax.map(lambda v: e, x)` (or over `range(n)`) when
+    `name` is only ever stacked, or why it is refused."""
+    frame = context.frame
+    if frame is None or not isinstance(frame.node, (cst.FunctionDef, cst.Lambda)):
+        return UNSTACKED
+    uses = _StackedUses(name, comprehension, context)
+    walk(frame.node, uses)
+    if uses.other_use:
+        return UNSTACKED
+    loop = comprehension.for_in
+    if loop.inner_for_in is not None or loop.ifs or loop.asynchronous is not None:
+        return Refusal("only one `for` without `if` is rewritten to lax.map")
+    if not isinstance(loop.target, cst.Name):
+        return Refusal("only `for v in x` / `for i in range(n)` comprehensions are rewritten")
+    if _has_walrus(comprehension.elt):
+        return Refusal("`:=` in the comprehension")
+    if isinstance(comprehension.elt, (cst.Tuple, cst.List, cst.Dict)):
+        # a stacker makes rows of a tuple's parts; lax.map stacks each part on its own
+        return Refusal("each element is a tuple, list or dict: lax.map stacks its parts apart")
+    spelling = JaxSpelling.of(context)
+    code = cst.Module(body=[]).code_for_node
+    target, element = loop.target.value, code(comprehension.elt)
+    if isinstance(loop.iter, cst.Name) and context.kind(loop.iter) == Kind.ARRAY:
+        text = f"{spelling.lax}.map(lambda {target}: {element}, {loop.iter.value})"
+    else:
+        length = _range_stop(loop.iter, context)
+        if length is None:
+            return Refusal(
+                "only comprehensions over an array name or `range(n)` are rewritten to lax.map"
+            )
+        static_use = static_index_use(comprehension.elt, target, context)
+        if static_use:
+            return Refusal(
+                f"the index `{target}` is used as a Python int ({static_use}); "
+                "lax.map gives it as a traced value"
+            )
+        rows, counted = _row_arrays(comprehension.elt, target, loop.iter, context)
+        body = comprehension.elt
+        if rows is not None:
+            body = body.visit(ReplaceIndexed(target, {(rows, 0): "_"}))
+        traced_read = _indexed_read(body, target)
+        if traced_read:
+            # under lax.scan the read is traced, and a traced index into an empty axis raises
+            # at trace time, where the comprehension over an empty range read nothing
+            return Refusal(
+                f"`{traced_read}` is indexed by `{target}` beside the rows mapped over; traced, "
+                "that read raises on an empty array where the comprehension read nothing "
+                "(map over the rows of both, `lax.map(lambda row: …, (x, y))`, when they have "
+                "the same length)"
+            )
+        if rows is not None:
+            # `x[i]` of the array the range is as long as: map over its rows, which also works
+            # for an empty axis
+            text = _rows_map(
+                comprehension.elt, target, rows, counted, spelling, names_in(comprehension)
+            )
+        else:
+            text = (
+                f"{spelling.scan}(lambda {target}, _: ({target} + 1, {element}), 0, None, "
+                f"length={length})[1]"
+            )
+    return _edit(
+        comprehension,
+        cst.parse_expression(text),
+        "comprehension only ever stacked → jax.lax.map",
+        spelling,
+        context,
+    )
+
+
+UNSTACKED = Refusal(
+    "the list is used as a list (not only stacked by jnp.stack/jnp.array), so it has no "
+    "lax.map form; compute the rows as one array (jax.vmap) where the code allows"
+)
+
+
+def _range_stop(iterable: cst.BaseExpression, context: UnitContext) -> str | None:
+    """`n` of `range(n)` / `range(0, n)`, as code."""
+    if not (isinstance(iterable, cst.Call) and context.resolve(iterable.func) == "builtins.range"):
+        return None
+    arguments = iterable.args
+    if any(a.keyword or a.star for a in arguments):
+        return None
+    first = arguments[0].value if len(arguments) == 2 else None
+    if isinstance(first, cst.Integer) and first.evaluated_value == 0:
+        arguments = arguments[1:]
+    if len(arguments) != 1:
+        return None
+    return cst.Module(body=[]).code_for_node(arguments[0].value)
+
+
+def _row_arrays(
+    element: cst.BaseExpression,
+    index: str,
+    iterable: cst.BaseExpression,
+    context: UnitContext,
+) -> tuple[str | None, bool]:
+    """`x` when the range is `range(len(x))` / `range(x.shape[0])` and `element` reads rows
+    `x[i]` of it; and whether `i` is used otherwise too."""
+    finder = _RowReads(index, context)
+    walk(element, finder)
+    stop = iterable.args[-1].value  # type: ignore[attr-defined]
+    length_of = _length_array(stop, context)
+    if length_of not in finder.arrays:
+        return None, True
+    return length_of, finder.other_use or len(finder.arrays) > 1
+
+
+def _indexed_read(body: cst.BaseExpression, index: str) -> str | None:
+    """The first subscript `y[… i …]` in `body` whose index names `index`, as code."""
+    for node in _subscripts(body):
+        if any(index in names_in(element) for element in node.slice):
+            return cst.Module(body=[]).code_for_node(node)
+    return None
+
+
+def _subscripts(node: cst.CSTNode) -> Iterator[cst.Subscript]:
+    if isinstance(node, cst.Subscript):
+        yield node
+    for child in node.children:
+        yield from _subscripts(child)
+
+
+def _length_array(node: cst.BaseExpression, context: UnitContext) -> str | None:
+    """`x` of `len(x)` or `x.shape[0]`, an array name."""
+    array: cst.BaseExpression | None = None
+    if isinstance(node, cst.Call) and context.resolve(node.func) == "builtins.len":
+        array = node.args[0].value if len(node.args) == 1 else None
+    elif (
+        isinstance(node, cst.Subscript)
+        and isinstance(node.value, cst.Attribute)
+        and node.value.attr.value == "shape"
+        and len(node.slice) == 1
+        and isinstance(node.slice[0].slice, cst.Index)
+        and isinstance(node.slice[0].slice.value, cst.Integer)
+        and node.slice[0].slice.value.evaluated_value == 0
+    ):
+        array = node.value.value
+    if isinstance(array, cst.Name) and context.kind(array) == Kind.ARRAY:
+        return array.value
+    return None
+
+
+def _rows_map(
+    element: cst.BaseExpression,
+    index: str,
+    array: str,
+    counted: bool,
+    spelling: JaxSpelling,
+    taken: set[str],
+) -> str:
+    """`lax.map(lambda x_i: …, x)`; with `counted`, `lax.scan(lambda i, x_i: (i + 1, …), 0, x)[1]`,
+    the index a Python-int carry for its other uses."""
+    parameter = fresh_name(f"{array}_{index}", set(taken))
+    body = cst.Module(body=[]).code_for_node(
+        element.visit(ReplaceIndexed(index, {(array, 0): parameter}))
+    )
+    if counted:
+        return f"{spelling.scan}(lambda {index}, {parameter}: ({index} + 1, {body}), 0, {array})[1]"
+    return f"{spelling.lax}.map(lambda {parameter}: {body}, {array})"
+
+
+class _RowReads(cst.CSTVisitor):
+    """The array names read as `x[i]` / `x[i, ...]`, and whether `i` is used otherwise."""
+
+    def __init__(self, index: str, context: UnitContext) -> None:
+        super().__init__()
+        self.index = index
+        self.context = context
+        self.arrays: list[str] = []
+        self.other_use = False
+
+    def visit_Subscript(self, node: cst.Subscript) -> bool:
+        first = node.slice[0].slice
+        if (
+            isinstance(node.value, cst.Name)
+            and self.context.kind(node.value) == Kind.ARRAY
+            and isinstance(first, cst.Index)
+            and isinstance(first.value, cst.Name)
+            and first.value.value == self.index
+        ):
+            if node.value.value not in self.arrays:
+                self.arrays.append(node.value.value)
+            for rest in node.slice[1:]:
+                walk(rest, self)
+            return False
+        return True
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.other_use |= node.value == self.index
+
+
+class _StackedUses(cst.CSTVisitor):
+    """Does `name` appear anywhere but as its binding, a stacker's list or `len(name)`?"""
+
+    def __init__(self, name: str, comprehension: cst.ListComp, context: UnitContext) -> None:
+        super().__init__()
+        self.name = name
+        self.comprehension = comprehension
+        self.context = context
+        self.allowed: set[int] = set()
+        self.other_use = False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if node.value is self.comprehension:
+            self.allowed.add(id(node.targets[0].target))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not node.args or node.args[0].keyword or node.args[0].star:
+            return
+        first = node.args[0].value
+        qualified = self.context.resolve(node.func)
+        if qualified == "builtins.len" and len(node.args) == 1:
+            self.allowed.add(id(first))
+        elif qualified in STACKERS:
+            items = (
+                [e.value for e in first.elements]
+                if isinstance(first, (cst.List, cst.Tuple))
+                and not any(isinstance(e, cst.StarredElement) for e in first.elements)
+                else [first]
+            )
+            self.allowed.update(id(item) for item in items)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value == self.name and id(node) not in self.allowed:
+            self.other_use = True
+
+
 def sum_edit(call: cst.Call, context: UnitContext) -> Edit | Refusal:
     """`sum(x)` of an array name → `jnp.sum(x, axis=0, dtype=jnp.result_type(0, x.dtype))`."""
     if len(call.args) != 1 or call.args[0].keyword or call.args[0].star:
@@ -69,7 +320,7 @@ def sum_edit(call: cst.Call, context: UnitContext) -> Edit | Refusal:
 
 
 def _edit(
-    call: cst.Call,
+    call: cst.BaseExpression,
     replacement: cst.BaseExpression,
     description: str,
     spelling: JaxSpelling,

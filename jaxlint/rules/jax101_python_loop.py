@@ -9,10 +9,16 @@ from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.jax_api import CONSTANT_CONSTRUCTORS
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
-from jaxlint.engine.edits import Refusal
 from jaxlint.engine.rule import Rule, UnitContext
 from jaxlint.rules._codegen import names_in
-from jaxlint.rules.jax101_map_rewrite import map_edit, stacked_comprehension, sum_edit
+from jaxlint.rules.jax101_map_rewrite import (
+    UNSTACKED,
+    bound_comprehension,
+    bound_map_edit,
+    map_edit,
+    stacked_comprehension,
+    sum_edit,
+)
 from jaxlint.rules.jax101_scan_rewrite import scan_edit
 
 ITERATION_WRAPPERS = ("builtins.enumerate", "builtins.reversed", "builtins.zip")
@@ -29,6 +35,8 @@ class PythonLoopOverArray(Rule):
         super().__init__(context)
         # `jnp.stack([... for v in x])` calls, by the id of their comprehension's `for`
         self._stackers: dict[int, tuple[cst.Call, cst.ListComp]] = {}
+        # `name = [... for v in x]` bindings: the name, by the id of the comprehension's `for`
+        self._bound: dict[int, tuple[str, cst.ListComp]] = {}
         # what each comprehension `for` computes per element (its element, key/value, conditions)
         self._produced: dict[int, tuple[cst.CSTNode, ...]] = {}
 
@@ -87,13 +95,25 @@ class PythonLoopOverArray(Rule):
             and not names_in(node.iter) & self.context.not_arrays_at(node)
         ):
             stacker = self._stackers.get(id(node))
+            bound = self._bound.get(id(node))
+            if stacker is not None:
+                fix = map_edit(stacker[0], stacker[1], self.context)
+            elif bound is not None:
+                fix = bound_map_edit(bound[0], bound[1], self.context)
+            else:
+                fix = UNSTACKED
             self.report(
                 node,
                 f"comprehension over {source} (length known only at trace time) is unrolled "
                 "once per element; use jax.vmap or an array expression",
                 end_node=node.iter,
-                fix=map_edit(stacker[0], stacker[1], self.context) if stacker else UNSTACKED,
+                fix=fix,
             )
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        bound = bound_comprehension(node) if self.context.traced else None
+        if bound is not None:
+            self._bound[id(bound[1].for_in)] = bound
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.context.traced:
@@ -155,10 +175,6 @@ class PythonLoopOverArray(Rule):
         return None
 
 
-UNSTACKED = Refusal(
-    "the list is used as a list (not stacked at once by jnp.stack/jnp.array), so it has no "
-    "lax.map form; compute the rows as one array (jax.vmap) where the code allows"
-)
 CONCRETIZERS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"})
 
 

@@ -23,6 +23,7 @@ from jaxlint.engine.edits import Edit, ImportSpec, Refusal, Replacement
 from jaxlint.engine.rule import UnitContext
 from jaxlint.rules._codegen import JaxSpelling, fresh_name, names_in
 from jaxlint.rules._loop_flow import (
+    ADDING_METHODS,
     STEP_AUGMENTED,
     STEP_OPERATORS,
     CarryReads,
@@ -116,7 +117,7 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
         if initializer is None:
             return Refusal(f"`{name}` is not created as an empty list right before the loop")
         initializers[name] = initializer
-    after_uses = _uses_after(function, loop, set(lists), context)
+    after_uses = _uses_after(function, loop, block, set(lists), context)
     if isinstance(after_uses, Refusal):
         return after_uses
 
@@ -133,7 +134,7 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
     if shape.counter is not None:
         if shape.counter.name in set().union(*(stores(s) for s in statements)):
             return Refusal(f"the loop index `{shape.counter.name}` is reassigned inside the loop")
-        static_use = _static_index_use(body, shape.counter.name, context)
+        static_use = static_index_use(body, shape.counter.name, context)
         if static_use:
             return Refusal(
                 f"the loop index `{shape.counter.name}` is used as a Python int ({static_use}); "
@@ -162,12 +163,18 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
         loop,
         spelling,
         first_in_block=block.body[0] is loop,
+        prepended=_prepends(appends),
     )
     replacements: dict[cst.CSTNode, Replacement] = {loop: cst.FlattenSentinel(generated)}
-    for initializer in initializers.values():
-        replacements[initializer] = cst.RemovalSentinel.REMOVE
-    for call in after_uses:
-        replacements[call] = _stacked(call, spelling)
+    if not _guarded(shape):
+        for initializer in initializers.values():
+            replacements[initializer] = cst.RemovalSentinel.REMOVE
+        for call, rebinding in after_uses:
+            stacked = _stacked(call, _prepends(appends), spelling)
+            if rebinding is not None and isinstance(stacked, cst.Name):
+                replacements[rebinding] = cst.RemovalSentinel.REMOVE  # `ys = ys`
+            else:
+                replacements[call] = stacked
     return Edit(
         replacements=replacements,
         description=f"Python loop → jax.lax.scan ({len(carries)} carr"
@@ -211,8 +218,11 @@ def _loop_shape(loop: cst.For, context: UnitContext) -> _Loop | Refusal:
         shape.element_target = loop.target.elements[1].value
         return shape
     if callee == "builtins.reversed" and len(arguments) == 1:
-        if not _is_array_name(arguments[0], context):
-            return Refusal("only `reversed(<array name>)` is rewritten")
+        inner = arguments[0]
+        if isinstance(inner, cst.Call) and context.resolve(inner.func) == "builtins.range":
+            return _reversed_range(loop, inner, shape, context)
+        if not _is_array_name(inner, context):
+            return Refusal("only `reversed(<array name>)` and `reversed(range(...))` are rewritten")
         name = arguments[0].value  # type: ignore[attr-defined]
         shape.arrays, shape.xs = [name], f"{name}[::-1]"
         shape.element_target = loop.target
@@ -268,9 +278,54 @@ def _loop_shape(loop: cst.For, context: UnitContext) -> _Loop | Refusal:
         return shape
     # any other index arithmetic, start or step: carry the index and index the arrays with it
     start_code = code(arguments[0]) if len(arguments) >= 2 else "0"
-    shape.counter = _Counter(index, start_code, step, length=f"len({code(iterable)})")
+    shape.counter = _Counter(index, start_code, step, length=_trip_count(iterable, context))
     shape.rows = []
     return shape
+
+
+def _reversed_range(
+    loop: cst.For, iterable: cst.Call, shape: _Loop, context: UnitContext
+) -> _Loop | Refusal:
+    """`reversed(range(b))` / `reversed(range(a, b))`: the index counts down from `b - 1`.
+
+    The trip count is the range's length; the body indexes the arrays with the traced counter,
+    which JAX clamps at the ends as it clamps the loop's int index."""
+    if not isinstance(loop.target, cst.Name):
+        return Refusal("the loop index must be a plain name")
+    arguments = iterable.args
+    if any(a.keyword or a.star for a in arguments) or not 1 <= len(arguments) <= 2:
+        return Refusal("only `reversed(range(b))` and `reversed(range(a, b))` are rewritten")
+    code = cst.Module(body=[]).code_for_node
+    stop = arguments[-1].value
+    stop_code = code(stop)
+    if not isinstance(stop, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer)):
+        stop_code = f"({stop_code})"
+    shape.counter = _Counter(
+        loop.target.value, f"{stop_code} - 1", -1, length=_trip_count(iterable, context)
+    )
+    return shape
+
+
+def _trip_count(iterable: cst.Call, context: UnitContext) -> str:
+    """The length of `range(...)`, as code: `n` itself for `range(len(x))` / `range(x.shape[k])`
+    (never negative), else `len(range(...))`."""
+    code = cst.Module(body=[]).code_for_node
+    if len(iterable.args) == 1:
+        stop = iterable.args[0].value
+        if (
+            isinstance(stop, cst.Call) and context.resolve(stop.func) == "builtins.len"
+        ) or _is_shape_entry(stop):
+            return code(stop)
+    return f"len({code(iterable)})"
+
+
+def _is_shape_entry(node: cst.BaseExpression) -> bool:
+    """Is `node` `x.shape[k]`?"""
+    return (
+        isinstance(node, cst.Subscript)
+        and isinstance(node.value, cst.Attribute)
+        and node.value.attr.value == "shape"
+    )
 
 
 def _row_slice(array: str, low: int, stop: str, offset: int) -> str:
@@ -294,7 +349,7 @@ def _int_literal(node: cst.BaseExpression) -> int | None:
     return None
 
 
-def _static_index_use(body: cst.CSTNode, index: str, context: UnitContext) -> str | None:
+def static_index_use(body: cst.CSTNode, index: str, context: UnitContext) -> str | None:
     """Where a carried index would need to be a Python int, or None.
 
     A traced counter works in arithmetic, in an index `x[i]` / `.at[i]` and in JAX functions;
@@ -428,7 +483,8 @@ def _leading_index_name(node: cst.Subscript) -> str | None:
 def _appends(
     statements: list[cst.BaseStatement],
 ) -> dict[str, tuple[cst.SimpleStatementLine, cst.BaseExpression]] | Refusal:
-    """Top-level `out.append(e)` statements: list name → (statement, appended expression)."""
+    """Top-level `out.append(e)` / `out.insert(0, e)` statements: list name → (statement,
+    the expression added)."""
     found: dict[str, tuple[cst.SimpleStatementLine, cst.BaseExpression]] = {}
     for statement in statements:
         if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
@@ -437,14 +493,18 @@ def _appends(
         if not isinstance(expression, cst.Expr) or not isinstance(expression.value, cst.Call):
             continue
         call = expression.value
-        if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "append"):
+        method = _adding_method(call)
+        if method is None:
             continue
-        receiver = call.func.value
-        if not isinstance(receiver, cst.Name) or len(call.args) != 1 or call.args[0].keyword:
-            return Refusal("only `name.append(value)` statements are turned into scan outputs")
+        receiver = call.func.value  # type: ignore[attr-defined]
+        if not isinstance(receiver, cst.Name) or not _adds_one_value(call, method):
+            return Refusal(
+                "only `name.append(value)` and `name.insert(0, value)` statements are turned "
+                "into scan outputs"
+            )
         if receiver.value in found:
-            return Refusal(f"`{receiver.value}` is appended to more than once per iteration")
-        found[receiver.value] = (statement, call.args[0].value)
+            return Refusal(f"`{receiver.value}` is added to more than once per iteration")
+        found[receiver.value] = (statement, call.args[-1].value)
     top_level = {id(statement) for statement, _ in found.values()}
     nested = _NestedAppends()
     for statement in statements:
@@ -457,16 +517,43 @@ def _appends(
     return found
 
 
+def _adding_method(call: cst.Call) -> str | None:
+    """`append` / `insert` of a `name.append(...)` / `name.insert(...)` call, else None."""
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value in ADDING_METHODS:
+        return call.func.attr.value
+    return None
+
+
+def _adds_one_value(call: cst.Call, method: str) -> bool:
+    """`append(v)`, or `insert(0, v)`: a prepend, which lists the values in reverse order."""
+    if any(a.keyword or a.star for a in call.args):
+        return False
+    if method == "append":
+        return len(call.args) == 1
+    return len(call.args) == 2 and _int_literal(call.args[0].value) == 0
+
+
+def _prepends(
+    statements: dict[str, tuple[cst.SimpleStatementLine, cst.BaseExpression]],
+) -> set[str]:
+    """The lists of `_appends`' result that are added to with `insert(0, v)`."""
+    return {
+        name
+        for name, (statement, _) in statements.items()
+        if _adding_method(statement.body[0].value) == "insert"  # type: ignore[attr-defined]
+    }
+
+
 class _NestedAppends(cst.CSTVisitor):
-    """Finds `.append(...)` calls below the top level of the body (conditional appends)."""
+    """Finds `.append(...)` / `.insert(...)` calls below the top level of the body (conditional
+    appends)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.found = False
 
     def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "append":
-            self.found = True
+        self.found |= _adding_method(node) is not None
 
 
 def _list_initializer(
@@ -494,26 +581,61 @@ def _list_initializer(
 
 
 def _uses_after(
-    function: cst.FunctionDef, loop: cst.For, lists: set[str], context: UnitContext
-) -> list[cst.Call] | Refusal:
-    """The `jnp.stack(out)`-style calls after the loop; any other use of `out` is refused."""
-    finder = _AfterUses(loop, lists, context)
+    function: cst.FunctionDef,
+    loop: cst.For,
+    block: cst.IndentedBlock,
+    lists: set[str],
+    context: UnitContext,
+) -> list[tuple[cst.Call, cst.SimpleStatementLine | None]] | Refusal:
+    """The `jnp.stack(out)`-style calls after the loop, each with the statement it is in when
+    that rebinds `out` to it; any other use of `out` is refused."""
+    finder = _AfterUses(loop, block, lists, context)
     walk(function.body, finder)
     if finder.problem:
         return Refusal(finder.problem)
-    return finder.calls
+    return [(call, finder.rebindings.get(id(call))) for call in finder.calls]
 
 
 class _AfterUses(cst.CSTVisitor):
-    def __init__(self, loop: cst.For, lists: set[str], context: UnitContext) -> None:
+    def __init__(
+        self, loop: cst.For, block: cst.IndentedBlock, lists: set[str], context: UnitContext
+    ) -> None:
         super().__init__()
         self.loop = loop
+        self.block = block
         self.lists = lists
         self.context = context
         self.after = False
         self.calls: list[cst.Call] = []
         self.covered: set[int] = set()
         self.problem: str | None = None
+        self._rebound: str | None = None
+        self.rebindings: dict[int, cst.SimpleStatementLine] = {}  # by the id of their call
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        # `out = jnp.stack(out)` in the loop's own block: from there on `out` is not the list
+        if not self.after or not any(node is s for s in self.block.body) or len(node.body) != 1:
+            return
+        assign = node.body[0]
+        if not (
+            isinstance(assign, cst.Assign)
+            and len(assign.targets) == 1
+            and isinstance(assign.targets[0].target, cst.Name)
+            and assign.targets[0].target.value in self.lists
+            and isinstance(assign.value, cst.Call)
+            and assign.value.args
+        ):
+            return
+        listed = _listed(assign.value.args[0].value)
+        if listed is not None and listed.value == assign.targets[0].target.value:
+            self.covered.add(id(assign.targets[0].target))  # the stacker call is checked below
+            self._rebound = listed.value
+            self.rebindings[id(assign.value)] = node
+
+    def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine) -> None:
+        if self._rebound is not None:
+            self.lists = self.lists - {self._rebound}
+            self._rebound = None
 
     def visit_For(self, node: cst.For) -> bool:
         return node is not self.loop
@@ -523,17 +645,17 @@ class _AfterUses(cst.CSTVisitor):
             self.after = True
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not self.after or not node.args or not isinstance(node.args[0].value, cst.Name):
+        if not self.after or not node.args or node.args[0].keyword or node.args[0].star:
             return
-        name = node.args[0].value.value
-        if name not in self.lists or node.args[0].keyword or node.args[0].star:
+        listed = _listed(node.args[0].value)
+        if listed is None or listed.value not in self.lists:
             return
         qualified = self.context.resolve(node.func) or ""
         if len(node.args) == 1 and qualified in STACKERS or _stack_axis(node, qualified):
             self.calls.append(node)
-            self.covered.add(id(node.args[0].value))
+            self.covered.add(id(listed))
         elif qualified == "builtins.len" and len(node.args) == 1:
-            self.covered.add(id(node.args[0].value))
+            self.covered.add(id(listed))
 
     def visit_Name(self, node: cst.Name) -> None:
         if self.after and node.value in self.lists and id(node) not in self.covered:
@@ -552,19 +674,46 @@ def _stack_axis(call: cst.Call, qualified: str) -> int | None:
     return _int_literal(axis.value)
 
 
-def _stacked(call: cst.Call, spelling: JaxSpelling) -> cst.BaseExpression:
-    """What replaces `jnp.stack(out, …)`: scan's stacked `out`, its new axis moved if asked."""
-    name = call.args[0].value.value  # type: ignore[attr-defined]
+def _listed(node: cst.BaseExpression) -> cst.Name | None:
+    """`out` of `out` or `out[::-1]` (a stacker's or `len`'s argument)."""
+    if isinstance(node, cst.Name):
+        return node
+    if _is_reversal(node) and isinstance(node.value, cst.Name):  # type: ignore[attr-defined]
+        return node.value  # type: ignore[attr-defined]
+    return None
+
+
+def _is_reversal(node: cst.BaseExpression) -> bool:
+    """Is `node` `something[::-1]`?"""
+    if not (isinstance(node, cst.Subscript) and len(node.slice) == 1):
+        return False
+    part = node.slice[0].slice
+    return (
+        isinstance(part, cst.Slice)
+        and part.lower is None
+        and part.upper is None
+        and part.step is not None
+        and _int_literal(part.step) == -1
+    )
+
+
+def _stacked(call: cst.Call, reversed_lists: set[str], spelling: JaxSpelling) -> cst.BaseExpression:
+    """What replaces `jnp.stack(out, …)`: scan's stacked `out` (the iterations in order),
+    reversed when the list holds them the other way (`out[::-1]`, or filled by `insert(0, v)`,
+    but not both), its new axis moved if asked."""
+    listed = call.args[0].value
+    name = _listed(listed).value  # type: ignore[union-attr]
+    stacked = f"{name}[::-1]" if _is_reversal(listed) != (name in reversed_lists) else name
     axis = _stack_axis(call, "jax.numpy.stack")
     if not axis:
-        return cst.Name(name)
-    return cst.parse_expression(f"{spelling.numpy}.moveaxis({name}, 0, {axis})")
+        return cst.parse_expression(stacked)
+    return cst.parse_expression(f"{spelling.numpy}.moveaxis({stacked}, 0, {axis})")
 
 
 # -- code generation ------------------------------------------------------------------------------
 
 
-class _ReplaceIndexed(cst.CSTTransformer):
+class ReplaceIndexed(cst.CSTTransformer):
     """`x[i]` → `x_i`, `x[i, j]` → `x_i[j]`."""
 
     def __init__(self, index: str, element_names: dict[tuple[str, int], str]) -> None:
@@ -598,7 +747,7 @@ def _rewrite_body(statements, shape: _Loop) -> list[cst.BaseStatement]:
             base = f"{array}_{shape.index}{suffix if offset else ''}"
             shape.element_names[array, offset] = fresh_name(base, taken)
             taken.add(shape.element_names[array, offset])
-        replacer = _ReplaceIndexed(shape.index, shape.element_names)
+        replacer = ReplaceIndexed(shape.index, shape.element_names)
         statements = [s.visit(replacer) for s in statements]
     return statements
 
@@ -618,6 +767,7 @@ def _generate(
     loop: cst.For,
     spelling: JaxSpelling,
     first_in_block: bool,
+    prepended: set[str],
 ) -> list[cst.BaseStatement]:
     taken = set(taken)
     prologue: list[cst.BaseStatement] = []
@@ -660,7 +810,7 @@ def _generate(
         if name is None:
             body.append(statement)
             continue
-        value = statement.body[0].value.args[0].value  # type: ignore[attr-defined]
+        value = statement.body[0].value.args[-1].value  # type: ignore[attr-defined]
         value_code = cst.Module(body=[]).code_for_node(value)
         rebound_later = set().union(*(stores(s) for s in statements[position + 1 :]))
         if not (names_in(value) & rebound_later):
@@ -707,8 +857,28 @@ def _generate(
         f"{carry_target}, {ys_target} = {spelling.scan}({body_name}, {init}, {xs}{length})"
     )
     after_def = [*casts, call]
+    if _guarded(shape):
+        after_def += [_statement(f"{name} = {name}[::-1]") for name in lists if name in prepended]
+        after_def = [
+            cst.If(
+                test=cst.parse_expression(counter.length),  # type: ignore[union-attr,arg-type]
+                body=cst.IndentedBlock(body=after_def),
+            )
+        ]
     after_def[0] = after_def[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
     return [definition, *after_def]
+
+
+def _guarded(shape: _Loop) -> bool:
+    """Does the scan run only when the trip count is not 0 (`if len(x): … lax.scan(…)`)?
+
+    So when the body reads arrays with the traced counter: JAX raises at trace time on a traced
+    index into an empty axis, and a scan traces its body even for no iteration, where the loop
+    read nothing. The trip count is static at trace time. With the guard the lists are kept as
+    created and the stackers after the loop as written: for no iteration the carries and the
+    empty lists are what the loop left; otherwise the lists are scan's stacked arrays, which
+    `jnp.stack` / `jnp.array` / `len` treat as the sequences of their rows."""
+    return shape.counter is not None and shape.counter.length is not None
 
 
 def _mentions_jax(statements: list[cst.BaseStatement]) -> bool:

@@ -25,6 +25,7 @@ class Comparison:
     same: bool
     max_abs_diff: float | None
     detail: str = ""
+    values_only: bool = False  # trees, shapes and dtypes agree; only values differ
 
 
 _NUMBER = re.compile(r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?nan|[-+]?inf)")
@@ -109,8 +110,46 @@ def compare_outputs(
         diff = _max_abs_diff(want_array, got_array)
         worst = diff if worst is None else max(worst, diff)
         if not _close(want_array, got_array, loose):
-            return Comparison(False, worst, f"{where} values differ (max |Δ| {diff:.3g})")
+            detail = f"{where} values differ (max |Δ| {diff:.3g})"
+            return Comparison(False, worst, detail, values_only=not zero_trip)
     return Comparison(True, worst)
+
+
+def within_noise(expected: Any, actual: Any, jitted: Any, loose: bool = False) -> bool:
+    """Are `actual`'s values as close to `expected` (the unstaged original's) as rounding allows,
+    measured by how far the original compiled as written (`jitted`) is from it on the same
+    inputs? Trees, shapes and dtypes must already agree.
+
+    XLA fuses and reassociates float arithmetic, so a compiled function can differ from its
+    op-by-op run by more than a fixed tolerance where a result is small beside the values it
+    was computed from. Each element may differ by the fixed tolerance plus twice the largest
+    difference the compiled original shows in that leaf: a rewrite no further from the
+    reference than compilation moves the original itself."""
+    leaves = [jax.tree_util.tree_leaves(tree) for tree in (expected, actual, jitted)]
+    if len({len(tree) for tree in leaves}) != 1:
+        return False
+    for want, got, compiled in zip(*leaves, strict=True):
+        arrays = [_as_array(leaf) for leaf in (want, got, compiled)]
+        if any(a is None for a in arrays) or len({a.shape for a in arrays}) != 1:
+            return False
+        want_array, got_array, compiled_array = arrays
+        tolerance = _tolerance(want_array.dtype, loose)
+        if tolerance is None:
+            if not np.array_equal(want_array, got_array):
+                return False
+            continue
+        rtol, atol = tolerance
+        wide = (
+            np.complex128 if jnp.issubdtype(want_array.dtype, jnp.complexfloating) else np.float64
+        )
+        a, b, c = (x.astype(wide) for x in (want_array, got_array, compiled_array))
+        with np.errstate(invalid="ignore"):
+            noise = np.nanmax(np.abs(c - a), initial=0.0)
+            allowed = atol + rtol * np.abs(a) + 2 * noise
+            close = (np.abs(b - a) <= allowed) | (np.isnan(a) & np.isnan(b))
+        if not bool(np.all(close)):
+            return False
+    return True
 
 
 def _broadcasts(small: np.ndarray, large: np.ndarray) -> bool:

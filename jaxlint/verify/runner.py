@@ -99,6 +99,7 @@ class VerificationSession:
         self._spent_s = 0.0  # wall time of this session's requests so far
         self._cache = ResultCache(cache_root, self.executable) if cache_root else None
         self._listener = listener  # told of every result (a progress line)
+        self._turn = threading.Lock()  # one child: callers from several threads take turns
 
     def __enter__(self) -> VerificationSession:
         return self
@@ -110,7 +111,8 @@ class VerificationSession:
         self, requests: Sequence[VerifyRequest], *, time_limit_s: float = 60.0
     ) -> list[VerifyResult]:
         """Verify requests in order, restarting the child after a timeout or crash."""
-        results = self._verify(requests, time_limit_s)
+        with self._turn:
+            results = self._verify(requests, time_limit_s)
         if self._listener is not None:
             for result in results:
                 self._listener(result)
