@@ -24,7 +24,7 @@ from jaxlint.analysis.values import Kind
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal
 from jaxlint.engine.rule import UnitContext
 from jaxlint.rules._codegen import JaxSpelling, fresh_name, names_in
-from jaxlint.rules.jax101_scan_rewrite import ReplaceIndexed, static_index_use
+from jaxlint.rules.jax101_scan_rewrite import ReplaceIndexed, leading_length_of, static_index_use
 
 STACKERS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.stack"})
 
@@ -178,7 +178,7 @@ def _row_arrays(
     finder = _RowReads(index, context)
     walk(element, finder)
     stop = iterable.args[-1].value  # type: ignore[attr-defined]
-    length_of = _length_array(stop, context)
+    length_of = leading_length_of(stop, context)
     if length_of not in finder.arrays:
         return None, True
     return length_of, finder.other_use or len(finder.arrays) > 1
@@ -197,26 +197,6 @@ def _subscripts(node: cst.CSTNode) -> Iterator[cst.Subscript]:
         yield node
     for child in node.children:
         yield from _subscripts(child)
-
-
-def _length_array(node: cst.BaseExpression, context: UnitContext) -> str | None:
-    """`x` of `len(x)` or `x.shape[0]`, an array name."""
-    array: cst.BaseExpression | None = None
-    if isinstance(node, cst.Call) and context.resolve(node.func) == "builtins.len":
-        array = node.args[0].value if len(node.args) == 1 else None
-    elif (
-        isinstance(node, cst.Subscript)
-        and isinstance(node.value, cst.Attribute)
-        and node.value.attr.value == "shape"
-        and len(node.slice) == 1
-        and isinstance(node.slice[0].slice, cst.Index)
-        and isinstance(node.slice[0].slice.value, cst.Integer)
-        and node.slice[0].slice.value.evaluated_value == 0
-    ):
-        array = node.value.value
-    if isinstance(array, cst.Name) and context.kind(array) == Kind.ARRAY:
-        return array.value
-    return None
 
 
 def _rows_map(

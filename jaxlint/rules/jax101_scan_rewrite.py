@@ -245,7 +245,7 @@ def _loop_shape(loop: cst.For, context: UnitContext) -> _Loop | Refusal:
         return Refusal("the loop index must be a plain name")
     index = loop.target.value
     simple = arguments[1:] if len(arguments) == 2 and _is_zero(arguments[0]) else arguments
-    length_array = _leading_length_of(simple[0], context) if len(simple) == 1 else None
+    length_array = leading_length_of(simple[0], context) if len(simple) == 1 else None
     uses = _IndexUses(index, context)
     walk(loop.body, uses)
     offsets = {offset for _, offset in uses.rows}
@@ -397,7 +397,7 @@ def _is_zero(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Integer) and node.evaluated_value == 0
 
 
-def _leading_length_of(node: cst.BaseExpression, context: UnitContext) -> str | None:
+def leading_length_of(node: cst.BaseExpression, context: UnitContext) -> str | None:
     """`len(x)` or `x.shape[0]` with `x` an array name → "x"."""
     if (
         isinstance(node, cst.Call)
