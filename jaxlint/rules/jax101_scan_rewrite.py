@@ -152,6 +152,7 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
     }
     starts = {name: _carry_start(name, statements, shape, carries, context) for name in carries}
     new_body = _rewrite_body(statements, shape)
+    prepended = _prepends(appends)
     generated = _generate(
         body_name,
         carries,
@@ -163,14 +164,14 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
         loop,
         spelling,
         first_in_block=block.body[0] is loop,
-        prepended=_prepends(appends),
+        prepended=prepended,
     )
     replacements: dict[cst.CSTNode, Replacement] = {loop: cst.FlattenSentinel(generated)}
     if not _guarded(shape):
         for initializer in initializers.values():
             replacements[initializer] = cst.RemovalSentinel.REMOVE
         for call, rebinding in after_uses:
-            stacked = _stacked(call, _prepends(appends), spelling)
+            stacked = _stacked(call, prepended, spelling)
             if rebinding is not None and isinstance(stacked, cst.Name):
                 replacements[rebinding] = cst.RemovalSentinel.REMOVE  # `ys = ys`
             else:
