@@ -210,7 +210,9 @@ def _fix_actions(
             command = types.Command(title=title, command=VERIFY_COMMAND, arguments=arguments)
             actions.append(_quick_fix(title, diagnostic, command=command))
         elif finding.fix_kind == "safe":
-            edit = _whole_document_edit(document, edited_source(module, [finding.fix]))
+            edit = _whole_document_edit(
+                document, edited_source(module, [finding.fix], document.source)
+            )
             title = f"Fix: {finding.fix.description}"
             actions.append(_quick_fix(title, diagnostic, edit=edit, is_preferred=True))
     return actions
@@ -235,7 +237,7 @@ async def apply_verified_fix(uri: str, line: int, column: int, code: str) -> dic
         message = f"jaxlint: {code} not applied: {attempt.note}"
         server.window_show_message(types.ShowMessageParams(types.MessageType.Warning, message))
         return {"applied": False, "reason": attempt.note, "verification": attempt.verification}
-    new_text = edited_source(module, [edit])
+    new_text = edited_source(module, [edit], document.source)
     label = f"jaxlint: {code} (verified)"
     await server.workspace_apply_edit_async(
         types.ApplyWorkspaceEditParams(edit=_whole_document_edit(document, new_text), label=label)

@@ -208,6 +208,8 @@ def test_invalid_toml_is_an_error_never_ignored(tree: Path, capsys) -> None:
     ("name", "original"),
     [
         ("crlf", FINDING.replace("\n", "\r\n").encode()),
+        # a CRLF file cut after its last CR: libcst's text of it drops that CR
+        ("crlf_cut", FINDING.replace("\n", "\r\n").encode()[:-1]),
         ("mixed", FINDING.replace("jnp.ones(n)\n", "jnp.ones(n)\r\n").encode()),
         ("bom", b"\xef\xbb\xbf" + FINDING.encode()),
         ("tabs", FINDING.replace("    ", "\t").encode()),

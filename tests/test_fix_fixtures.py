@@ -47,6 +47,7 @@ REFUSED = {
     "loop_refused_empty_list_shape": "Cannot concatenate arrays with different numbers of dim",
     "loop_refused_list_kept": "the list is used as a list",
     "loop_refused_two_arrays_indexed": "is indexed by `i` beside the rows mapped over",
+    "loop_refused_slot_gap": "not all of its n slots or all but the first or last",
     "loop_refused_var_after": "the loop variable is read after the loop",
     # `err[target > 0]` with `target` of shape (n,) beside `err` of (m, n)… selects columns of
     # rows: `err.mean(where=target > 0)` broadcasts the mask instead; verification finds it
@@ -191,6 +192,12 @@ CHECKS: dict[str, list[Check]] = {
     "loop_builtin_sum": [Check("mean_gradient", _rows(3))],
     # a prepended list, a reversed one rebound; `values` with the bootstrap entry, or without
     # (then `values[t + 1]` reads past the end, which JAX clamps, traced or not)
+    "loop_slot_list": [
+        Check("gae", lambda n: (_vector(n), _vector(n, 1), _vector(n, 2) > 1, 0.99, 0.95)),
+        Check("gae", lambda n: (_matrix(n, 2), _matrix(n, 2, 1), _matrix(n, 2, 2) > 1, 0.9, 0.5)),
+        Check("smooth", lambda n: (_vector(n), 0.3)),
+        Check("smooth", lambda n: (_matrix(n, 3), jnp.float32(0.8))),
+    ],
     "loop_reversed_range": [
         Check("gae", lambda n: (_vector(n), _vector(n + 1, 1), _vector(n, 2) > 1, 0.99, 0.95)),
         Check(

@@ -206,7 +206,8 @@ def check_edits_stay_in_their_lines(source: str) -> None:
         last = max(r.end.line for r in ranges)
         while last < len(before) and not before[last].strip():
             last += 1  # blank lines after a replaced statement belong to the next in libcst
-        after = edited_source(module, [replace(edit, imports=())]).splitlines(keepends=True)
+        after = edited_source(module, [replace(edit, imports=())], source)
+        after = after.splitlines(keepends=True)
         tail = len(before) - last
         where = f"{finding.rule.code} edit for lines {first}-{last}"
         assert after[: first - 1] == before[: first - 1], f"{where} changed a line above"

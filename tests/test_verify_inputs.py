@@ -539,7 +539,32 @@ def _grid_step(grid, action, table, scale):
     return table[action % 4] * scale, ~nodes
 
 
+def _gae_step(values, rewards, done, gamma, t):
+    return rewards[t] + gamma * values[t + 1] * ~done[t] - values[t]
+
+
 def test_indices_and_inverted_masks_ask_for_integer_and_bool_data() -> None:
     from jaxlint.verify.inputs import data_dtypes
 
     assert data_dtypes(_grid_step) == {"action": "int32", "grid": "bool"}
+    # a mask inverted row by row, `~done[t]`
+    assert data_dtypes(_gae_step) == {"done": "bool", "t": "int32"}
+
+
+def test_a_mask_is_tried_as_bool_first_and_an_index_as_float_first() -> None:
+    import inspect
+
+    from jaxlint.verify.inputs import CALL_LADDER, DimTable, data_dtypes, parameters
+
+    params = parameters(
+        inspect.signature(_gae_step), DimTable(), CALL_LADDER, dtypes=data_dtypes(_gae_step)
+    )
+    first = {p.name: p.candidates[0].describe() for p in params}
+    # `~` raises on float data; an index may be a float array's row
+    assert first == {
+        "values": "float32[7]",
+        "rewards": "float32[7]",
+        "done": "bool[7]",
+        "gamma": "float32[7]",
+        "t": "float32[7]",
+    }

@@ -36,6 +36,14 @@ def apply_edits(module: cst.Module, edits: Iterable[Edit]) -> cst.Module:
     return updated
 
 
-def edited_source(module: cst.Module, edits: Iterable[Edit]) -> str:
-    """Source text after applying edits."""
-    return apply_edits(module, edits).code
+def edited_source(module: cst.Module, edits: Iterable[Edit], source: str) -> str:
+    """The text of `source` (parsed as `module`) after applying edits.
+
+    libcst drops a lone `\r` ending the file (a CRLF file cut after its last CR); it is kept,
+    so an edit changes no byte outside the lines it replaces."""
+    code = apply_edits(module, edits).code
+    if source.endswith("\r") and not code.endswith("\r"):
+        unedited = module.code
+        if source.startswith(unedited):
+            code += source[len(unedited) :]
+    return code

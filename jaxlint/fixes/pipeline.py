@@ -30,7 +30,7 @@ from jaxlint.engine.lint import (
     to_diagnostics,
 )
 from jaxlint.engine.rule import Finding, Rule
-from jaxlint.fixes.apply import apply_edits, edited_source
+from jaxlint.fixes.apply import edited_source
 from jaxlint.fixes.status import Attempt, finding_key, fix_status, fix_status_for_check
 
 MAX_ROUNDS = 8
@@ -113,7 +113,7 @@ def fix_source(
                 to_apply.append((finding, edit))
         if not to_apply:
             continue
-        candidate = apply_edits(module, [edit for _, edit in to_apply]).code
+        candidate = edited_source(module, [edit for _, edit in to_apply], current)
         if not _parses(candidate):
             for finding, _ in to_apply:
                 attempts[finding_key(finding)] = Attempt(
@@ -231,7 +231,7 @@ def _decide(
             request_id=str(number),
             path=path,
             original_source=source,
-            rewritten_source=edited_source(module, [edit]),
+            rewritten_source=edited_source(module, [edit], source),
             target=edit.verify_target or "",
             fix_code=finding.rule.code,
             require_fewer_eqns=edit.require_fewer_eqns,

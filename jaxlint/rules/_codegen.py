@@ -40,6 +40,19 @@ class _NameCollector(cst.CSTVisitor):
         self.names.add(node.value)
 
 
+def int_literal(node: cst.BaseExpression) -> int | None:
+    """k of an integer literal `k` / `-k`, else None."""
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    if (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, cst.Minus)
+        and isinstance(node.expression, cst.Integer)
+    ):
+        return -int(node.expression.evaluated_value)
+    return None
+
+
 def is_docstring(statement: cst.BaseStatement) -> bool:
     """A statement that is just a string literal."""
     return (

@@ -3,6 +3,7 @@ while_loop): what its body may hold, which names it carries, which are read afte
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -195,11 +196,10 @@ class LoopFlow(cst.CSTVisitor):
         if self.state == "before" and node.value is not None:
             self.bound_before |= bound_by(node.target)
 
-    def body_loads_except_appends(
-        self, appends: dict[str, tuple[cst.CSTNode, cst.BaseExpression]]
-    ) -> set[str]:
-        receivers = {id(statement.body[0].value.func.value) for statement, _ in appends.values()}  # type: ignore[attr-defined]
-        return {n.value for n in self.body_loads if id(n) not in receivers}
+    def body_loads_except(self, receivers: list[cst.CSTNode]) -> set[str]:
+        """The names the body reads, apart from the given nodes (the lists it adds to)."""
+        skipped = {id(node) for node in receivers}
+        return {n.value for n in self.body_loads if id(n) not in skipped}
 
 
 def path_to(root: cst.CSTNode, target: cst.CSTNode) -> list[cst.CSTNode]:
@@ -296,15 +296,17 @@ CONTRACTIONS = frozenset(
 
 
 class CarryReads(cst.CSTVisitor):
-    """Is `name` read anywhere other than as an operand of an elementwise operation?"""
+    """Is `name` read anywhere other than as an operand of an elementwise operation?
 
-    def __init__(self, name: str, context: UnitContext) -> None:
+    `rows`: values the rewrite stacks as scan outputs (`out[i] = v`), read like operands."""
+
+    def __init__(self, name: str, context: UnitContext, rows: Sequence[cst.CSTNode] = ()) -> None:
         super().__init__()
         self.name = name
         self.context = context
         self.other_use = False
         self.contracted = False  # an operand of `@` / jnp.dot…: promoted, not broadcast
-        self._operands: set[int] = set()
+        self._operands: set[int] = {id(row) for row in rows}
         self._contracted: set[int] = set()
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:

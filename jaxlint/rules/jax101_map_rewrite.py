@@ -24,7 +24,12 @@ from jaxlint.analysis.values import Kind
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal
 from jaxlint.engine.rule import UnitContext
 from jaxlint.rules._codegen import JaxSpelling, fresh_name, names_in
-from jaxlint.rules.jax101_scan_rewrite import ReplaceIndexed, leading_length_of, static_index_use
+from jaxlint.rules.jax101_scan_rewrite import (
+    IndexUses,
+    ReplaceIndexed,
+    leading_length_of,
+    static_index_use,
+)
 
 STACKERS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.stack"})
 
@@ -175,13 +180,15 @@ def _row_arrays(
 ) -> tuple[str | None, bool]:
     """`x` when the range is `range(len(x))` / `range(x.shape[0])` and `element` reads rows
     `x[i]` of it; and whether `i` is used otherwise too."""
-    finder = _RowReads(index, context)
-    walk(element, finder)
+    uses = IndexUses(index, context)
+    walk(element, uses)
+    rows = [array for array, offset in uses.rows if offset == 0]
     stop = iterable.args[-1].value  # type: ignore[attr-defined]
     length_of = leading_length_of(stop, context)
-    if length_of not in finder.arrays:
+    if length_of not in rows:
         return None, True
-    return length_of, finder.other_use or len(finder.arrays) > 1
+    shifted = len(rows) < len(uses.rows)  # `x[i + 1]`: read with the index, not as a row
+    return length_of, uses.other_use or shifted or len(rows) > 1
 
 
 def _indexed_read(body: cst.BaseExpression, index: str) -> str | None:
@@ -216,36 +223,6 @@ def _rows_map(
     if counted:
         return f"{spelling.scan}(lambda {index}, {parameter}: ({index} + 1, {body}), 0, {array})[1]"
     return f"{spelling.lax}.map(lambda {parameter}: {body}, {array})"
-
-
-class _RowReads(cst.CSTVisitor):
-    """The array names read as `x[i]` / `x[i, ...]`, and whether `i` is used otherwise."""
-
-    def __init__(self, index: str, context: UnitContext) -> None:
-        super().__init__()
-        self.index = index
-        self.context = context
-        self.arrays: list[str] = []
-        self.other_use = False
-
-    def visit_Subscript(self, node: cst.Subscript) -> bool:
-        first = node.slice[0].slice
-        if (
-            isinstance(node.value, cst.Name)
-            and self.context.kind(node.value) == Kind.ARRAY
-            and isinstance(first, cst.Index)
-            and isinstance(first.value, cst.Name)
-            and first.value.value == self.index
-        ):
-            if node.value.value not in self.arrays:
-                self.arrays.append(node.value.value)
-            for rest in node.slice[1:]:
-                walk(rest, self)
-            return False
-        return True
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.other_use |= node.value == self.index
 
 
 class _StackedUses(cst.CSTVisitor):

@@ -21,7 +21,7 @@ from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.values import Kind
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal, Replacement
 from jaxlint.engine.rule import UnitContext
-from jaxlint.rules._codegen import JaxSpelling, fresh_name, names_in
+from jaxlint.rules._codegen import JaxSpelling, fresh_name, int_literal, names_in
 from jaxlint.rules._loop_flow import (
     ADDING_METHODS,
     STEP_AUGMENTED,
@@ -36,6 +36,7 @@ from jaxlint.rules._loop_flow import (
     path_to,
     stores,
 )
+from jaxlint.rules.jax101_slot_lists import slot_assembly, slot_writes
 
 UNSUPPORTED_SHAPE = (
     "only loops over `range(...)`, an array, `enumerate(x)`, `reversed(x)` and `zip(x, y)` are "
@@ -85,13 +86,23 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
     block = path[-2] if len(path) >= 2 else None
     if not isinstance(block, cst.IndentedBlock):
         return Refusal("the loop shares its line with another statement")
-    shape = _loop_shape(loop, context)
-    if isinstance(shape, Refusal):
-        return shape
     body = loop.body
     if not isinstance(body, cst.IndentedBlock):
         return Refusal("one-line loop bodies are not rewritten")
-    problem = forbidden(body, context, allow_appends=True)
+    statements = list(body.body)
+    slots = slot_writes(
+        statements, loop.target.value if isinstance(loop.target, cst.Name) else None
+    )
+    if isinstance(slots, Refusal):
+        return slots
+    slot_statements = {id(slot.statement) for slot in slots}
+    # the body as the scan body runs it: each `out[i] = v` becomes a stacked output
+    rest = body.with_changes(body=[s for s in statements if id(s) not in slot_statements])
+    reads = [rest, *(slot.value for slot in slots)]
+    shape = _loop_shape(loop, reads, context)
+    if isinstance(shape, Refusal):
+        return shape
+    problem = forbidden(rest, context, allow_appends=True)
     if problem:
         return Refusal(
             f"the body has {problem}, which lax.scan cannot express; "
@@ -103,16 +114,23 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
         if isinstance(outer, (cst.For, cst.While)):
             # the next iteration of an enclosing loop runs its whole body after this loop
             flow.loaded_after |= names_in(outer)
-    statements = list(body.body)
     appends = _appends(statements)
     if isinstance(appends, Refusal):
         return appends
-    lists = list(appends)
+    slot_names = [slot.name for slot in slots]
+    if set(slot_names) & set(appends):
+        return Refusal(
+            f"`{(set(slot_names) & set(appends)).pop()}` is appended to and written by index"
+        )
+    lists = list(appends) + slot_names
+    receivers = [statement.body[0].value.func.value for statement, _ in appends.values()]  # type: ignore[attr-defined]
+    receivers += [slot.statement.body[0].targets[0].target.value for slot in slots]  # type: ignore[attr-defined]
+    body_loads = flow.body_loads_except(receivers)
     for name in lists:
-        if name in flow.body_loads_except_appends(appends):
+        if name in body_loads:
             return Refusal(f"the list `{name}` is read inside the loop")
     initializers = {}
-    for name in lists:
+    for name in appends:
         initializer = _list_initializer(block, loop, name)
         if initializer is None:
             return Refusal(f"`{name}` is not created as an empty list right before the loop")
@@ -122,6 +140,10 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
         return after_uses
 
     loop_variables = bound_by(loop.target)
+    reassigned = loop_variables & set().union(*(stores(s) for s in statements))
+    if reassigned:
+        # its reads (`x[i]`, `out[i] = v`) would no longer be the element or the slot
+        return Refusal(f"the loop variable `{sorted(reassigned)[0]}` is reassigned in the loop")
     if loop_variables & flow.loaded_after:
         return Refusal("the loop variable is read after the loop")
     carries = carried_names(statements, flow, set(lists) | loop_variables)
@@ -132,9 +154,9 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
             return Refusal(f"`{name}` is a Python container; a scan carry must keep its structure")
 
     if shape.counter is not None:
-        if shape.counter.name in set().union(*(stores(s) for s in statements)):
-            return Refusal(f"the loop index `{shape.counter.name}` is reassigned inside the loop")
-        static_use = static_index_use(body, shape.counter.name, context)
+        static_use = next(
+            filter(None, (static_index_use(n, shape.counter.name, context) for n in reads)), None
+        )
         if static_use:
             return Refusal(
                 f"the loop index `{shape.counter.name}` is used as a Python int ({static_use}); "
@@ -144,20 +166,39 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
     taken = flow.all_names
     body_name = fresh_name("_scan_body", taken)
     spelling = JaxSpelling.of(context)
-    append_positions = {
-        position: name
-        for name, (statement, _) in appends.items()
-        for position, candidate in enumerate(statements)
-        if candidate is statement
+    outputs = {id(statement): name for name, (statement, _) in appends.items()}
+    assemblies: list[cst.BaseStatement] = []
+    for slot in slots:
+        rows = fresh_name(f"{slot.name}_rows", taken)
+        assembly = slot_assembly(slot, loop, block, rows, spelling.numpy, context)
+        if isinstance(assembly, Refusal):
+            return assembly
+        outputs[id(slot.statement)] = rows
+        assemblies.append(_statement(f"{slot.name} = {assembly}"))
+    if assemblies and not _guarded(shape):
+        # after no iteration a slot list is as created (and its kept slots could overlap)
+        assemblies = [
+            cst.If(
+                test=cst.parse_expression(f"{outputs[id(slots[0].statement)]}.shape[0]"),
+                body=cst.IndentedBlock(body=assemblies),
+            )
+        ]
+    output_positions = {
+        position: outputs[id(statement)]
+        for position, statement in enumerate(statements)
+        if id(statement) in outputs
     }
-    starts = {name: _carry_start(name, statements, shape, carries, context) for name in carries}
+    rows = [slot.value for slot in slots]
+    starts = {
+        name: _carry_start(name, statements, shape, carries, context, rows) for name in carries
+    }
     new_body = _rewrite_body(statements, shape)
     prepended = _prepends(appends)
     generated = _generate(
         body_name,
         carries,
         starts,
-        append_positions,
+        output_positions,
         new_body,
         shape,
         taken,
@@ -165,12 +206,15 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
         spelling,
         first_in_block=block.body[0] is loop,
         prepended=prepended,
+        assemblies=assemblies,
     )
     replacements: dict[cst.CSTNode, Replacement] = {loop: cst.FlattenSentinel(generated)}
     if not _guarded(shape):
         for initializer in initializers.values():
             replacements[initializer] = cst.RemovalSentinel.REMOVE
         for call, rebinding in after_uses:
+            if _listed(call.args[0].value).value not in appends:  # type: ignore[union-attr]
+                continue  # a slot list is rebuilt after the scan and stacked as written
             stacked = _stacked(call, prepended, spelling)
             if rebinding is not None and isinstance(stacked, cst.Name):
                 replacements[rebinding] = cst.RemovalSentinel.REMOVE  # `ys = ys`
@@ -179,8 +223,8 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
     return Edit(
         replacements=replacements,
         description=f"Python loop → jax.lax.scan ({len(carries)} carr"
-        f"{'y' if len(carries) == 1 else 'ies'}, {len(appends)} stacked output"
-        f"{'' if len(appends) == 1 else 's'})",
+        f"{'y' if len(carries) == 1 else 'ies'}, {len(lists)} stacked output"
+        f"{'' if len(lists) == 1 else 's'})",
         imports=(ImportSpec("jax"),) if _mentions_jax(generated) else (),
         verify_target=context.verify_target(),
         require_fewer_eqns=True,
@@ -190,7 +234,9 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
 # -- recognising the loop -------------------------------------------------------------------------
 
 
-def _loop_shape(loop: cst.For, context: UnitContext) -> _Loop | Refusal:
+def _loop_shape(loop: cst.For, reads: list[cst.CSTNode], context: UnitContext) -> _Loop | Refusal:
+    """What the loop iterates over. `reads`: the parts of the body that read the index (the
+    body without its slot writes `out[i] = v`, and their values)."""
     iterable = loop.iter
     shape = _Loop()
     if _is_array_name(iterable, context):
@@ -247,8 +293,9 @@ def _loop_shape(loop: cst.For, context: UnitContext) -> _Loop | Refusal:
     index = loop.target.value
     simple = arguments[1:] if len(arguments) == 2 and _is_zero(arguments[0]) else arguments
     length_array = leading_length_of(simple[0], context) if len(simple) == 1 else None
-    uses = _IndexUses(index, context)
-    walk(loop.body, uses)
+    uses = IndexUses(index, context)
+    for node in reads:
+        walk(node, uses)
     offsets = {offset for _, offset in uses.rows}
     if length_array is not None and offsets <= {0}:
         # scan over the rows `x[i]` reads; an index also used otherwise (`i % 4`) is carried too
@@ -260,12 +307,12 @@ def _loop_shape(loop: cst.For, context: UnitContext) -> _Loop | Refusal:
         return shape
     step = 1
     if len(arguments) == 3:
-        literal = _int_literal(arguments[2])
+        literal = int_literal(arguments[2])
         if literal is None or literal == 0:
             return Refusal("`range` with a step that is not an integer literal is not rewritten")
         step = literal
     code = cst.Module(body=[]).code_for_node
-    start = _int_literal(arguments[0]) if len(arguments) >= 2 else 0
+    start = int_literal(arguments[0]) if len(arguments) >= 2 else 0
     stop = code(arguments[1] if len(arguments) >= 2 else arguments[0])
     if step == 1 and start is not None and uses.rows and min(offsets) + start >= 0:
         # `x[i]`, `x[i - 1]` over range(a, b): scan over the slices x[a + c : b + c], so an
@@ -336,18 +383,6 @@ def _row_slice(array: str, low: int, stop: str, offset: int) -> str:
 
 def _is_array_name(node: cst.BaseExpression, context: UnitContext) -> bool:
     return isinstance(node, cst.Name) and context.kind(node) == Kind.ARRAY
-
-
-def _int_literal(node: cst.BaseExpression) -> int | None:
-    if isinstance(node, cst.Integer):
-        return int(node.evaluated_value)
-    if (
-        isinstance(node, cst.UnaryOperation)
-        and isinstance(node.operator, cst.Minus)
-        and isinstance(node.expression, cst.Integer)
-    ):
-        return -int(node.expression.evaluated_value)
-    return None
 
 
 def static_index_use(body: cst.CSTNode, index: str, context: UnitContext) -> str | None:
@@ -422,7 +457,7 @@ def leading_length_of(node: cst.BaseExpression, context: UnitContext) -> str | N
     return None
 
 
-class _IndexUses(cst.CSTVisitor):
+class IndexUses(cst.CSTVisitor):
     """Where the loop index appears: only as the leading index of array names is allowed."""
 
     def __init__(self, index: str, context: UnitContext) -> None:
@@ -531,7 +566,7 @@ def _adds_one_value(call: cst.Call, method: str) -> bool:
         return False
     if method == "append":
         return len(call.args) == 1
-    return len(call.args) == 2 and _int_literal(call.args[0].value) == 0
+    return len(call.args) == 2 and int_literal(call.args[0].value) == 0
 
 
 def _prepends(
@@ -672,7 +707,7 @@ def _stack_axis(call: cst.Call, qualified: str) -> int | None:
     axis = call.args[1]
     if axis.star or (axis.keyword is not None and axis.keyword.value != "axis"):
         return None
-    return _int_literal(axis.value)
+    return int_literal(axis.value)
 
 
 def _listed(node: cst.BaseExpression) -> cst.Name | None:
@@ -694,7 +729,7 @@ def _is_reversal(node: cst.BaseExpression) -> bool:
         and part.lower is None
         and part.upper is None
         and part.step is not None
-        and _int_literal(part.step) == -1
+        and int_literal(part.step) == -1
     )
 
 
@@ -761,7 +796,7 @@ def _generate(
     body_name: str,
     carries: list[str],
     starts: dict[str, CarryStart],
-    append_positions: dict[int, str],
+    outputs: dict[int, str],
     statements: list[cst.BaseStatement],
     shape: _Loop,
     taken: set[str],
@@ -769,7 +804,11 @@ def _generate(
     spelling: JaxSpelling,
     first_in_block: bool,
     prepended: set[str],
+    assemblies: list[cst.BaseStatement],
 ) -> list[cst.BaseStatement]:
+    """The scan body's definition and the statements running it. `outputs`: the positions of
+    the body's appends and slot writes, with the name scan stacks each value into;
+    `assemblies`: statements rebuilding slot lists from their stacked rows, after the scan."""
     taken = set(taken)
     prologue: list[cst.BaseStatement] = []
     # a loop index is a carried Python-int counter: weakly typed like the loop's int, so
@@ -802,20 +841,25 @@ def _generate(
             target_code = cst.Module(body=[]).code_for_node(target)
             prologue.append(_statement(f"{target_code} = {element_param}"))
 
-    # each append becomes a `ys` output; its value is copied to a temporary only when a later
-    # statement of the body rebinds a name it reads
+    # each append or slot write becomes a `ys` output; its value is copied to a temporary only
+    # when a later statement of the body rebinds a name it reads
     ys: list[str] = []
     body: list[cst.BaseStatement] = list(prologue)
+    comments: list[cst.EmptyLine] = []  # above outputs returned directly: kept above `return`
     for position, statement in enumerate(statements):
-        name = append_positions.get(position)
-        if name is None:
+        if position not in outputs:
             body.append(statement)
             continue
-        value = statement.body[0].value.args[-1].value  # type: ignore[attr-defined]
+        name = outputs[position]
+        added = statement.body[0]  # type: ignore[attr-defined]
+        # `out.append(v)` / `out.insert(0, v)` / `out[i] = v`, rows already replaced
+        value = added.value if isinstance(added, cst.Assign) else added.value.args[-1].value
         value_code = cst.Module(body=[]).code_for_node(value)
         rebound_later = set().union(*(stores(s) for s in statements[position + 1 :]))
         if not (names_in(value) & rebound_later):
             ys.append(value_code)
+            if any(line.comment for line in statement.leading_lines):
+                comments += statement.leading_lines
         else:
             temporary = fresh_name(f"{name}_item", taken)
             body.append(
@@ -828,7 +872,7 @@ def _generate(
     step = step or (f"{index} - {-counter.step}" if counter else "")
     carry_out = _tuple_code([step if n == index else n for n in carried] or ["None"])
     ys_out = _tuple_code(ys) if ys else "None"
-    body.append(_statement(f"return {carry_out}, {ys_out}"))
+    body.append(_statement(f"return {carry_out}, {ys_out}").with_changes(leading_lines=comments))
 
     leading = list(loop.leading_lines)
     if not first_in_block and not (leading and not leading[0].comment):
@@ -851,7 +895,7 @@ def _generate(
     carry_target = _tuple_code(
         [ignored if n == index else n for n in carried] or ["_"], parenthesize=len(carried) > 1
     )
-    lists = list(append_positions.values())
+    lists = list(outputs.values())
     ys_target = _tuple_code(lists, parenthesize=len(lists) > 1) if lists else "_"
     length = f", length={counter.length}" if counter and counter.length else ""
     call = _statement(
@@ -860,6 +904,8 @@ def _generate(
     after_def = [*casts, call]
     if _guarded(shape):
         after_def += [_statement(f"{name} = {name}[::-1]") for name in lists if name in prepended]
+    after_def += assemblies
+    if _guarded(shape):
         after_def = [
             cst.If(
                 test=cst.parse_expression(counter.length),  # type: ignore[union-attr,arg-type]
@@ -1001,9 +1047,10 @@ def _carry_start(
     shape: _Loop,
     carries: list[str],
     context: UnitContext,
+    rows: list[cst.BaseExpression],
 ) -> CarryStart:
     updates = UpdateFinder(name)
-    reads = CarryReads(name, context)
+    reads = CarryReads(name, context, rows)
     for statement in statements:
         walk(statement, updates)
         walk(statement, reads)

@@ -73,6 +73,9 @@ _SAFE_ERRORS = (Exception, SystemExit)  # user code may call sys.exit()
 # One call of the original: a `while` whose test never turns false on some inputs (Newton's
 # method on a negative number) must cost one input set, not the whole time limit.
 ORIGINAL_CALL_LIMIT_S = 5.0
+# A recorded call: the original returned on these inputs when CMD ran, so a slow first call is
+# its compile (a jitted environment step: several seconds), not a loop that never ends.
+RECORDED_CALL_LIMIT_S = 30.0
 
 
 class _Unverifiable(Exception):
@@ -457,7 +460,13 @@ class Run:
 
 
 def _run(
-    target: Target, init: Binding | None, call: Binding, set_index: int, *, reference: bool = True
+    target: Target,
+    init: Binding | None,
+    call: Binding,
+    set_index: int,
+    *,
+    reference: bool = True,
+    limit_s: float = ORIGINAL_CALL_LIMIT_S,
 ) -> Run:
     """Call the target on an input set, capturing its prints.
 
@@ -465,7 +474,7 @@ def _run(
     printed under `jax.disable_jit()`, where prints show values; `jax.debug.print` output of a
     rewrite is flushed before the capture ends.
     """
-    limit = _time_limited(ORIGINAL_CALL_LIMIT_S) if reference else contextlib.nullcontext()
+    limit = _time_limited(limit_s) if reference else contextlib.nullcontext()
     with limit:
         output, printed = _captured(target, init, call, set_index, staged=True)
         # Printed without tracers, the eager call's text is the unstaged text already: the
@@ -1004,7 +1013,8 @@ def _recorded_plans(original: Target, recorded: Sequence[str]) -> tuple[list[Inp
         accepted: list[tuple[int, Run]] = []
         for set_index in range(MAX_INPUT_SETS):
             try:
-                accepted.append((set_index, _run(original, init, call, set_index)))
+                run = _run(original, init, call, set_index, limit_s=RECORDED_CALL_LIMIT_S)
+                accepted.append((set_index, run))
             except (_OriginalTooSlow, *_SAFE_ERRORS) as exc:
                 if set_index == 0:
                     problem = f"({call.describe()}): {describe_exception(exc)}"

@@ -183,7 +183,8 @@ def parameters(
     (literals and array constructors, jaxlint.verify.call_sites; `obj.name(...)` for a method). A
     parameter the body subscripts with strings (`batch["x"]`, in `keys`) is then tried as a dict
     of arrays, of the same and of different shapes per key. A parameter whose use asks for a
-    dtype (`dtypes`: an index, a mask) is also tried with its float32 kinds in that dtype. A
+    dtype (`dtypes`: an index, a mask) is also tried with its float32 kinds in that dtype (a
+    mask first, an index after the float kinds). A
     parameter the original's jit makes static (`static`) gets Python values only.
     """
     resolver = resolver_for(function) if function is not None else None
@@ -208,9 +209,12 @@ def parameters(
             if keys and p.name in keys:
                 kinds = dict_kinds(keys[p.name]) + kinds
             kinds = sites.get(p.name, ()) + kinds
-        if dtypes and p.name in dtypes:  # an index or a mask: float data is tried first still
-            retyped = (k.retyped(dtypes[p.name]) for k in kinds)
-            kinds = kinds + tuple(dict.fromkeys(k for k in retyped if k not in kinds))
+        if dtypes and p.name in dtypes:
+            retyped = tuple(dict.fromkeys(k.retyped(dtypes[p.name]) for k in kinds))
+            retyped = tuple(k for k in retyped if k not in kinds)
+            # `~` raises on float data, so a mask is tried as one first; an index (`table[i]`)
+            # may be a float array's row instead: float data is tried first for it
+            kinds = retyped + kinds if dtypes[p.name] == "bool" else kinds + retyped
         if p.name in static:  # jit hashes a static argument: Python values only
             kinds = tuple(k for k in kinds if _hashable(k)) or (INT, FLOAT, BOOL)
         params.append(Param(p.name, keyword, kinds))
@@ -317,9 +321,7 @@ def data_dtypes(function: object) -> dict[str, str]:
     origin = {name: name for name in names}
     for node in nodes:
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            root = node.value
-            while isinstance(root, (ast.Call, ast.Attribute, ast.Subscript)):
-                root = root.func if isinstance(root, ast.Call) else root.value
+            root = _chain_root(node.value)
             target = node.targets[0]
             if isinstance(target, ast.Name) and isinstance(root, ast.Name) and root.id in origin:
                 origin.setdefault(target.id, origin[root.id])
@@ -329,14 +331,20 @@ def data_dtypes(function: object) -> dict[str, str]:
             for name in ast.walk(node.slice):
                 if isinstance(name, ast.Name) and name.id in origin:
                     found.setdefault(origin[name.id], "int32")
-        elif (
-            isinstance(node, ast.UnaryOp)
-            and isinstance(node.op, ast.Invert)
-            and isinstance(node.operand, ast.Name)
-            and node.operand.id in origin
-        ):
-            found.setdefault(origin[node.operand.id], "bool")
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+            # `~mask`, `~done[t]`, `~grid.flatten()`: the array inverted is a mask
+            root = _chain_root(node.operand)
+            if isinstance(root, ast.Name) and root.id in origin:
+                found.setdefault(origin[root.id], "bool")
     return found
+
+
+def _chain_root(node: ast.expr) -> ast.expr:
+    """`x` of `x`, `x[i]`, `x.flatten()`, `x.T[0]`: what a chain of calls, attributes and
+    subscripts starts from."""
+    while isinstance(node, (ast.Call, ast.Attribute, ast.Subscript)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node
 
 
 def call_site_values(function: object, name: str, skip_first: bool) -> dict[str, list[Any]]:

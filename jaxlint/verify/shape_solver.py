@@ -729,7 +729,9 @@ def _binding(
                     default = ArgKind("dict", items=tuple((k, known.get(k, leaf)) for k in keys))
                     changed = True
             elif p.name in solution.shapes:
-                default = ArgKind("array", solution.shapes[p.name])
+                # a mask's first kind is bool (`~done[t]`): the solved shape keeps that dtype
+                dtype = default.dtype if default.kind == "array" else "float32"
+                default = ArgKind("array", solution.shapes[p.name], dtype)
                 changed = True
         kinds.append(default)
     return Binding(params, tuple(kinds), salt) if changed else None
