@@ -345,6 +345,18 @@ class CarryReads(cst.CSTVisitor):
             self.other_use = True
 
 
+def single_assignment(statement: cst.BaseStatement) -> cst.Assign | None:
+    """The `target = value` of a line holding that one statement with one target, else None."""
+    if (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Assign)
+        and len(statement.body[0].targets) == 1
+    ):
+        return statement.body[0]
+    return None
+
+
 def assigned_value(update: cst.CSTNode) -> cst.BaseExpression | None:
     if isinstance(update, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
         return update.value

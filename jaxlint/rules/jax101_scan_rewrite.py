@@ -34,6 +34,7 @@ from jaxlint.rules._loop_flow import (
     carried_names,
     forbidden,
     path_to,
+    single_assignment,
     stores,
 )
 from jaxlint.rules.jax101_slot_lists import slot_assembly, slot_writes
@@ -601,17 +602,15 @@ def _list_initializer(
     for statement in reversed(statements[:position]):
         if name not in names_in(statement):
             continue
+        assign = single_assignment(statement)
         if (
-            isinstance(statement, cst.SimpleStatementLine)
-            and len(statement.body) == 1
-            and isinstance(statement.body[0], cst.Assign)
-            and len(statement.body[0].targets) == 1
-            and isinstance(statement.body[0].targets[0].target, cst.Name)
-            and statement.body[0].targets[0].target.value == name
-            and isinstance(statement.body[0].value, cst.List)
-            and not statement.body[0].value.elements
+            assign is not None
+            and isinstance(assign.targets[0].target, cst.Name)
+            and assign.targets[0].target.value == name
+            and isinstance(assign.value, cst.List)
+            and not assign.value.elements
         ):
-            return statement
+            return statement  # type: ignore[return-value]
         return None
     return None
 

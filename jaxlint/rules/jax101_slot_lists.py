@@ -27,7 +27,7 @@ import libcst as cst
 from jaxlint.engine.edits import Refusal
 from jaxlint.engine.rule import UnitContext
 from jaxlint.rules._codegen import int_literal, names_in
-from jaxlint.rules._loop_flow import stores
+from jaxlint.rules._loop_flow import single_assignment, stores
 
 _CODE = cst.Module(body=[]).code_for_node
 
@@ -47,10 +47,8 @@ def slot_writes(statements: list[cst.BaseStatement], index: str | None) -> list[
     if index is None:
         return []
     for statement in statements:
-        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
-            continue
-        assign = statement.body[0]
-        if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+        assign = single_assignment(statement)
+        if assign is None:
             continue
         target = assign.targets[0].target
         if not (
@@ -65,7 +63,7 @@ def slot_writes(statements: list[cst.BaseStatement], index: str | None) -> list[
         name = target.value.value
         if name in found:
             return Refusal(f"`{name}[{index}]` is written more than once per iteration")
-        found[name] = SlotList(name, statement, assign.value)
+        found[name] = SlotList(name, statement, assign.value)  # type: ignore[arg-type]
     return list(found.values())
 
 
@@ -133,16 +131,14 @@ def _list_length(
 def _created_length(
     statement: cst.BaseStatement, name: str, context: UnitContext
 ) -> cst.BaseExpression | None:
+    assign = single_assignment(statement)
     if not (
-        isinstance(statement, cst.SimpleStatementLine)
-        and len(statement.body) == 1
-        and isinstance(statement.body[0], cst.Assign)
-        and len(statement.body[0].targets) == 1
-        and isinstance(statement.body[0].targets[0].target, cst.Name)
-        and statement.body[0].targets[0].target.value == name
+        assign is not None
+        and isinstance(assign.targets[0].target, cst.Name)
+        and assign.targets[0].target.value == name
     ):
         return None
-    value = statement.body[0].value
+    value = assign.value
     if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply):
         for one, count in ((value.left, value.right), (value.right, value.left)):
             if (
@@ -165,14 +161,10 @@ def _created_length(
 
 def _fills_constant_slot(statement: cst.BaseStatement, name: str) -> bool:
     """Is `statement` `name[k] = v` with an integer literal k and `name` not in v?"""
-    if not (
-        isinstance(statement, cst.SimpleStatementLine)
-        and len(statement.body) == 1
-        and isinstance(statement.body[0], cst.Assign)
-        and len(statement.body[0].targets) == 1
-    ):
+    assign = single_assignment(statement)
+    if assign is None:
         return False
-    target = statement.body[0].targets[0].target
+    target = assign.targets[0].target
     return (
         isinstance(target, cst.Subscript)
         and isinstance(target.value, cst.Name)
@@ -180,7 +172,7 @@ def _fills_constant_slot(statement: cst.BaseStatement, name: str) -> bool:
         and len(target.slice) == 1
         and isinstance(target.slice[0].slice, cst.Index)
         and int_literal(target.slice[0].slice.value) is not None
-        and name not in names_in(statement.body[0].value)
+        and name not in names_in(assign.value)
     )
 
 
