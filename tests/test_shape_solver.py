@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from jaxlint.verify import VerifyRequest, VerifyResult, jax_available, verify
+from tests.conftest import FIXTURES
 
 DATA = Path(__file__).parent / "data" / "verify"
 
@@ -247,22 +248,6 @@ def test_a_wrong_rewrite_on_solved_shapes_fails(results: dict[str, VerifyResult]
     assert "W1: float32[4,3,5]" in result.reason
 
 
-GAE_SLOTS = """
-import jax.numpy as jnp
-
-def gae(values, rewards, done, gamma, lamb):
-    T = values.shape[0]
-    adv = jnp.where(done[-1], rewards[-1] - values[-1], rewards[-1])
-    result = [None] * T
-    result[-1] = adv
-    for t in range(T - 2, -1, -1):
-        delta = rewards[t] + gamma * values[t + 1] * ~done[t] - values[t]
-        adv = delta + lamb * gamma * adv * ~done[t]
-        result[t] = adv
-    return jnp.stack(result)
-"""
-
-
 def test_solved_shapes_keep_a_masks_dtype(tmp_path: Path) -> None:
     """`~done[t]` asks for bool data: the solver's shapes for `done` stay bool, so the ladder's
     first consistent signature is found (float `done` raises in every one)."""
@@ -270,7 +255,8 @@ def test_solved_shapes_keep_a_masks_dtype(tmp_path: Path) -> None:
     from jaxlint.verify import check
     from jaxlint.verify.namespace import resolve_target
 
-    target = resolve_target(_module(GAE_SLOTS, "gae", tmp_path), "gae")
+    source = (FIXTURES / "fix" / "loop_slot_list.in.py").read_text()
+    target = resolve_target(_module(source, "gae", tmp_path), "gae")
     plans = check.find_plans(target)
     kinds = dict(zip((p.name for p in plans[0].call.params), plans[0].call.kinds, strict=True))
     assert kinds["done"].dtype == "bool"

@@ -119,10 +119,9 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
     if isinstance(appends, Refusal):
         return appends
     slot_names = [slot.name for slot in slots]
-    if set(slot_names) & set(appends):
-        return Refusal(
-            f"`{(set(slot_names) & set(appends)).pop()}` is appended to and written by index"
-        )
+    both = sorted(set(slot_names) & set(appends))
+    if both:
+        return Refusal(f"`{both[0]}` is appended to and written by index")
     lists = list(appends) + slot_names
     receivers = [statement.body[0].value.func.value for statement, _ in appends.values()]  # type: ignore[attr-defined]
     receivers += [slot.statement.body[0].targets[0].target.value for slot in slots]  # type: ignore[attr-defined]
@@ -189,9 +188,10 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
         for position, statement in enumerate(statements)
         if id(statement) in outputs
     }
-    rows = [slot.value for slot in slots]
+    slot_values = [slot.value for slot in slots]
     starts = {
-        name: _carry_start(name, statements, shape, carries, context, rows) for name in carries
+        name: _carry_start(name, statements, shape, carries, context, slot_values)
+        for name in carries
     }
     new_body = _rewrite_body(statements, shape)
     prepended = _prepends(appends)
