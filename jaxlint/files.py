@@ -17,6 +17,7 @@ import tempfile
 import tokenize
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -316,9 +317,12 @@ def lint_paths(
         with contextlib.ExitStack() as stack:
             initializer, initargs = None, ()
             if session is not None:
-                from jaxlint.verify.remote import forward_to, served
+                from jaxlint.verify import remote
 
-                initializer, initargs = forward_to, (stack.enter_context(served(session)),)
+                if not remote.available():  # no channel to the one session: stay in-process
+                    return _lint_each(paths, config, options, progress)
+                initializer = remote.forward_to
+                initargs = (stack.enter_context(remote.served(session)),)
             return _lint_in_pool(paths, config, options, jobs, progress, initializer, initargs)
 
 
@@ -347,16 +351,33 @@ def _lint_in_pool(
     except (OSError, NotImplementedError, ValueError):
         return _lint_each(paths, config, options, progress)
     outcomes: list[FileOutcome] = []
+    lost_worker = False
     with pool:
         futures = [pool.submit(_lint_each, chunk, config, options) for chunk in chunks]
         for chunk, future in zip(chunks, futures, strict=True):
             try:
                 outcomes.extend(future.result())
-            except Exception:  # a worker died or a result would not pickle: lint it here
+            except BrokenProcessPool:  # a worker was killed (OOM killer, a signal): say so once
+                relinted = _lint_each(chunk, config, options)
+                if not lost_worker and relinted:
+                    relinted[0] = replace(relinted[0], note=_join_notes(LOST_WORKER, relinted[0]))
+                lost_worker = True
+                outcomes.extend(relinted)
+            except Exception:  # a result would not pickle: lint it here
                 outcomes.extend(_lint_each(chunk, config, options))
             if progress is not None:
                 progress.files_done(len(chunk))
     return outcomes
+
+
+LOST_WORKER = (
+    "jaxlint: a worker process ended abruptly; the files not yet reported were linted in the"
+    " main process"
+)
+
+
+def _join_notes(note: str, outcome: FileOutcome) -> str:
+    return note if outcome.note is None else f"{note}\n{outcome.note}"
 
 
 def _file_digest(path: Path) -> str:

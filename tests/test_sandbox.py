@@ -167,23 +167,6 @@ def confine_writes_supported() -> bool:
     return subprocess.run([sys.executable, "-c", probe], env=env).returncode == 0
 
 
-HOG = """
-    import numpy as np
-
-    def hog(x):
-        pages = []
-        for _ in range(64):
-            pages.append(np.ones(2**27))  # 1 GiB each
-        return x
-"""
-
-
-def test_a_memory_hog_is_stopped_by_the_limit(tmp_path: Path, monkeypatch) -> None:
-    (result,) = verify([identity_request("hog", HOG, "hog", tmp_path)])
-    assert result.status == "unverifiable"
-    assert "MemoryError" in result.reason
-
-
 SLEEPER = """
     import time
 

@@ -315,13 +315,24 @@ def _call(target: Target, init: Binding | None, call: Binding, set_index: int) -
     args, kwargs = call.make(set_index)
     if not target.numpy_inputs:
         return _bind(target, init, set_index)(*args, **kwargs)
-    args, kwargs = jax.tree_util.tree_map(_numpy_copy, (args, kwargs))
+    copy = _widened_numpy_copy if target.widened else _numpy_copy
+    args, kwargs = jax.tree_util.tree_map(copy, (args, kwargs))
     output = _bind(target, init, set_index)(*args, **kwargs)
     return jax.tree_util.tree_map(_jax_typed, output)
 
 
 def _numpy_copy(leaf: Any) -> Any:
     return np.array(leaf) if isinstance(leaf, jax.Array) else leaf
+
+
+def _widened_numpy_copy(leaf: Any) -> Any:
+    copy = _numpy_copy(leaf)
+    if isinstance(copy, np.ndarray) and copy.dtype in _SIXTEEN_BIT_FLOATS:
+        return copy.astype(np.float32)
+    return copy
+
+
+_SIXTEEN_BIT_FLOATS = (np.dtype(np.float16), np.dtype(jnp.bfloat16))
 
 
 def _jax_typed(leaf: Any) -> Any:
@@ -646,6 +657,7 @@ class _Comparer:
         self.rejected: list[str] = []  # variants the original (and the rewrite) reject
         self.numpy_only: list[str] = []  # variants only the NumPy reference rejects
         self.rounding = 0  # input sets whose values agree only within the compiled original's
+        self.widened_rounding = 0  # ... only within the NumPy reference's float32 evaluation
         self._jitted_original: Target | None | bool = False
 
     def outcome(self) -> _Outcome:
@@ -763,11 +775,17 @@ class _Comparer:
         if not comparison.values_only:
             return False
         compiled = self._run_jitted(init, call, set_index)
+        widened = compiled is None and loose and self.original.numpy_inputs
+        if widened:
+            compiled = self._run_widened(init, call, set_index, expected)
         if compiled is None or not within_noise(
             expected.output, actual.output, compiled.output, loose
         ):
             return False
-        self.rounding += 1
+        if widened:
+            self.widened_rounding += 1
+        else:
+            self.rounding += 1
         return True
 
     def _run_jitted(self, init: Binding | None, call: Binding, set_index: int) -> Run | None:
@@ -779,6 +797,25 @@ class _Comparer:
             return _run(jitted, init, call, set_index, reference=False)
         except _SAFE_ERRORS:
             return None
+
+    def _run_widened(
+        self, init: Binding | None, call: Binding, set_index: int, expected: Run
+    ) -> Run | None:
+        """The NumPy reference computed in float32 from 16-bit inputs, its results rounded back
+        to the dtypes of `expected`: how XLA evaluates 16-bit arithmetic where the processor
+        has no 16-bit units (a fused expression in float32, rounded once), beside NumPy's
+        rounding after every operation. Their difference is what evaluation order alone moves
+        a 16-bit result, as compiling moves the original's elsewhere; None if it raises."""
+        widened = replace(self.original, widened=True)
+        try:
+            run = _run(widened, init, call, set_index, reference=False)
+        except _SAFE_ERRORS:
+            return None
+        try:
+            output = jax.tree_util.tree_map(_rounded_like, run.output, expected.output)
+        except (TypeError, ValueError):  # another tree: nothing to measure with
+            return None
+        return Run(output, run.printed)
 
     def _prints_as_jitted(
         self, init: Binding | None, call: Binding, set_index: int, printed: str, loose: bool
@@ -792,6 +829,12 @@ class _Comparer:
             return False
         run = self._run_jitted(init, call, set_index)
         return run is not None and same_text(run.printed, printed, loose)
+
+
+def _rounded_like(value: Any, like: Any) -> Any:
+    if isinstance(value, np.ndarray) and isinstance(like, (np.ndarray, np.generic, jax.Array)):
+        return value.astype(like.dtype)
+    return value
 
 
 def _stacks_nothing(exc: BaseException) -> bool:
@@ -946,6 +989,11 @@ def _summary(
         parts[0] += (
             f" (on {comparer.rounding} of them no more than the original compiled as written "
             "differs from its op-by-op run)"
+        )
+    if comparer.widened_rounding:
+        parts[0] += (
+            f" (on {comparer.widened_rounding} of them no more than the NumPy reference computed"
+            " in float32 differs from its 16-bit run)"
         )
     if measured.eqns_before is not None and measured.eqns_after is not None:
         parts.append(

@@ -9,8 +9,9 @@ The protocol streams are private, non-inheritable copies of fds 0 and 1: user co
 /dev/null on fd 0 and its prints (and JAX's) land on stderr, and the parent takes only a reply
 that repeats its request's nonce and id.
 
-Limits: the address space (JAXLINT_VERIFY_MEMORY_MB) for the child's life, CPU time per request,
-and on Linux with Landlock no writes outside its working folder (and /dev).
+Limits: CPU time per request here; resident memory (JAXLINT_VERIFY_MEMORY_MB) and wall time are
+watched by the parent (`memory`, `runner`), and on Linux with Landlock no writes outside its
+working folder (and /dev).
 """
 
 from __future__ import annotations
@@ -46,12 +47,6 @@ def _set_soft_limit(which: int, soft: int) -> None:
     resource.setrlimit(which, (soft, hard))
 
 
-def _limit_memory() -> None:
-    megabytes = int(os.environ.get("JAXLINT_VERIFY_MEMORY_MB", "0") or 0)
-    if resource is not None and megabytes > 0:
-        _set_soft_limit(resource.RLIMIT_AS, megabytes * 1024 * 1024)
-
-
 def _limit_cpu(seconds: float) -> None:
     """Let this request use `seconds` more CPU time (all threads); SIGXCPU ends the child."""
     if resource is None or seconds <= 0:
@@ -81,7 +76,6 @@ def main() -> int:
     # XLA's first compilation in a process pays one-off set-up costs: keep them out of the timings.
     jax.jit(lambda x: x + 1).lower(1.0).compile()
     _send(protocol_out, {"type": "ready", "jax_version": jax.__version__})
-    _limit_memory()
     # after JAX's import and first compile, which may write their caches
     confine_writes([os.getcwd(), os.devnull.rpartition("/")[0] or os.devnull])
     for line in protocol_in:

@@ -66,6 +66,8 @@ class Target:
     static_params: frozenset[str] = frozenset()
     # called on NumPy copies of its array arguments, its NumPy results given JAX's dtypes
     numpy_inputs: bool = False
+    # with `numpy_inputs`: 16-bit float arrays copied as float32 (XLA computes in float32 there)
+    widened: bool = False
 
     @property
     def is_instance_method(self) -> bool:

@@ -2,80 +2,125 @@
 
 So a parallel `--fix` run still imports JAX once, verifies identical functions once (the
 parent's result cache sees every request) and shows every result on the parent's progress line.
+
+Each worker gets a channel of its own that needs no listen backlog: it makes a connected socket
+pair, keeps one end, and hands the other to the parent as a file descriptor over a datagram
+socket pair the pool inherits (SCM_RIGHTS). A listening socket would refuse workers on kernels
+that do not make a `connect` wait for a full backlog (gVisor, used by sandboxed CI and TPU VMs),
+and every worker of a 192-core machine connects at once.
 """
 
 from __future__ import annotations
 
 import contextlib
-import secrets
+import socket
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from multiprocessing import AuthenticationError
-from multiprocessing.connection import Client, Connection, Listener
-from typing import Any
+from multiprocessing.connection import Connection, wait
 
 from jaxlint.verify import runner
-from jaxlint.verify.protocol import VerifyRequest, VerifyResult
+from jaxlint.verify.protocol import VerifyRequest, VerifyResult, plain_result
 
-Address = tuple[Any, bytes]  # where the parent listens, and the key a worker proves itself with
+
+def available() -> bool:
+    """Whether workers can reach the parent's session here (Unix sockets that pass descriptors)."""
+    return hasattr(socket, "AF_UNIX") and hasattr(socket, "send_fds")
 
 
 @contextmanager
-def served(session: runner.VerificationSession) -> Iterator[Address]:
-    """Within this block, workers that called `forward_to(address)` verify with `session`."""
-    authkey = secrets.token_bytes(32)
-    listener = Listener(authkey=authkey)  # a socket only this user can reach, in a temp folder
-    stopping = threading.Event()
-
-    def serve(connection: Connection) -> None:
-        with connection:
-            while True:
-                try:
-                    requests, time_limit_s = connection.recv()
-                except (EOFError, OSError):  # the worker is done
-                    return
-                connection.send(session.verify(requests, time_limit_s=time_limit_s))
-
-    def accept() -> None:
-        while not stopping.is_set():
-            try:
-                connection = listener.accept()
-            except (
-                OSError,
-                AuthenticationError,
-            ):  # the listener closed, or a caller without the key
-                if stopping.is_set():
-                    return
-                continue
-            threading.Thread(target=serve, args=(connection,), daemon=True).start()
-
-    accepting = threading.Thread(target=accept, daemon=True)
-    accepting.start()
+def served(session: runner.VerificationSession) -> Iterator[socket.socket]:
+    """Within this block, workers that called `forward_to(registry)` verify with `session`."""
+    registry, workers_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    wake, waker = socket.socketpair()
+    server = threading.Thread(
+        target=_serve, args=(session, registry, wake), name="jaxlint-verify-server", daemon=True
+    )
+    server.start()
     try:
-        yield listener.address, authkey
+        yield workers_end
     finally:
-        stopping.set()
         with contextlib.suppress(OSError):
-            Client(listener.address, authkey=authkey).close()  # wakes the blocked accept()
-        accepting.join(timeout=5)
-        listener.close()
+            waker.send(b"x")
+        server.join(timeout=5)
+        for end in (registry, workers_end, wake, waker):
+            end.close()
+
+
+def _serve(
+    session: runner.VerificationSession, registry: socket.socket, wake: socket.socket
+) -> None:
+    """Take new workers' channels from `registry` and answer their requests, one at a time (the
+    session has one child), until `wake` is written."""
+    channels: list[Connection] = []
+    try:
+        while True:
+            for ready in wait([registry, wake, *channels]):
+                if ready is wake:
+                    return
+                if ready is registry:
+                    channels.extend(_received_channels(registry))
+                    continue
+                assert isinstance(ready, Connection)
+                if not _answer(session, ready):
+                    channels.remove(ready)
+                    ready.close()
+    finally:
+        for channel in channels:
+            channel.close()
+
+
+def _received_channels(registry: socket.socket) -> list[Connection]:
+    try:
+        _, descriptors, _, _ = socket.recv_fds(registry, 16, 4)
+    except OSError:
+        return []
+    return [Connection(descriptor) for descriptor in descriptors]
+
+
+def _answer(session: runner.VerificationSession, channel: Connection) -> bool:
+    """Answer one request on `channel`; False when the worker has gone."""
+    try:
+        requests, time_limit_s = channel.recv()
+    except (EOFError, OSError):
+        return False
+    try:
+        channel.send(session.verify(requests, time_limit_s=time_limit_s))
+    except OSError:
+        return False
+    return True
 
 
 class _ForwardingSession:
-    """What `verify()` uses in a worker: the parent's session, over the socket."""
+    """What `verify()` uses in a worker: the parent's session, over the worker's own channel."""
 
-    def __init__(self, address: Address) -> None:
-        self._connection = Client(address[0], authkey=address[1])
+    def __init__(self, channel: Connection | None) -> None:
+        self._channel = channel
 
     def verify(
         self, requests: Sequence[VerifyRequest], *, time_limit_s: float = 60.0
     ) -> list[VerifyResult]:
-        self._connection.send((list(requests), time_limit_s))
-        return self._connection.recv()
+        if self._channel is not None:
+            try:
+                self._channel.send((list(requests), time_limit_s))
+                return self._channel.recv()
+            except (EOFError, OSError):
+                self._channel = None
+        reason = "not verified: this worker lost its channel to the verification session"
+        return [plain_result(request, "unverifiable", reason) for request in requests]
 
 
-def forward_to(address: Address) -> None:
-    """Make this process's `verify()` calls go to the session `served` at `address` (a pool
-    initializer)."""
-    runner._ACTIVE = _ForwardingSession(address)  # type: ignore[assignment]
+def forward_to(registry: socket.socket) -> None:
+    """Make this process's `verify()` calls go to the session `served` with `registry` (a pool
+    initializer). It never raises: a worker that cannot register still lints, unverified."""
+    channel = None
+    try:
+        mine, theirs = socket.socketpair()
+        with theirs:
+            socket.send_fds(registry, [b"w"], [theirs.fileno()])
+        channel = Connection(mine.detach())
+    except OSError:
+        pass
+    finally:
+        registry.close()  # the pool's copy: this worker registers once
+    runner._ACTIVE = _ForwardingSession(channel)  # type: ignore[assignment]

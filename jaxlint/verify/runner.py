@@ -21,6 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
+from jaxlint.verify.memory import ENVIRONMENT_NAME, ResidentMemoryWatch, describe_limit, limit_mb
 from jaxlint.verify.protocol import (
     JAX_MISSING_REASON,
     Status,
@@ -34,9 +35,7 @@ from jaxlint.verify.result_cache import ResultCache
 
 # Importing JAX in a fresh child takes a few seconds; it is not charged to any request.
 STARTUP_TIMEOUT_S = 180.0
-# What the child may use: address space (XLA reserves ~1.5 GiB of it on its own) and the wall
-# time of all of a run's verifications; each can be changed in the environment.
-MEMORY_LIMIT_MB = int(os.environ.get("JAXLINT_VERIFY_MEMORY_MB", "4096"))
+# The wall time of all of a run's verifications (the memory limit is in `memory`).
 RUN_BUDGET_S = float(os.environ.get("JAXLINT_VERIFY_BUDGET_S", "1800"))
 # The child's environment: what Python, JAX and the BLAS libraries read, nothing else (a secret
 # in the user's environment must not reach user code, nor come back inside a report).
@@ -202,7 +201,6 @@ def child_environment(home: str) -> dict[str, str]:
     env["PYTHONUNBUFFERED"] = "1"
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # no __pycache__ written into the user's project
     env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH", "")) if p)
-    env["JAXLINT_VERIFY_MEMORY_MB"] = str(MEMORY_LIMIT_MB)
     return env
 
 
@@ -255,6 +253,11 @@ class _Child:
         self._lines: queue.Queue[Any] = queue.Queue()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
+        self._memory_mb = limit_mb()
+        self._memory: ResidentMemoryWatch | None = None
+        if self._memory_mb > 0 and os.path.isdir("/proc"):
+            limit = self._memory_mb * 1024 * 1024
+            self._memory = ResidentMemoryWatch(self._process.pid, limit, self.kill)
 
     def _read(self) -> None:
         assert self._process.stdout is not None
@@ -281,7 +284,8 @@ class _Child:
         message = self._receive(STARTUP_TIMEOUT_S)
         if message is _TIMEOUT or message is _EOF:
             self.kill()
-            return "unverifiable", f"verification child did not start: {self._stderr_tail()}"
+            reason = self._memory_breach() or self._stderr_tail()
+            return "unverifiable", f"verification child did not start: {reason}"
         if message.get("type") == "jax-missing":
             return "jax-missing", f"{JAX_MISSING_REASON} ({message.get('error')})"
         if message.get("type") != "ready":
@@ -326,11 +330,22 @@ class _Child:
         code = self._process.returncode
         if protocol_problem:
             reason = f"verification stopped: the child sent {protocol_problem}"
+        elif self._memory_breach():
+            reason = self._memory_breach()
         elif code == -getattr(signal, "SIGXCPU", 0):
             reason = "verification exceeded its CPU time limit"
         else:
             reason = f"verification child exited unexpectedly (code {code}): {self._stderr_tail()}"
         return plain_result(request, "unverifiable", reason)
+
+    def _memory_breach(self) -> str:
+        """Why the child was stopped for its memory, or '' when it was not."""
+        if self._memory is None or not self._memory.breached:
+            return ""
+        return (
+            f"verification used more than {describe_limit(self._memory_mb)} of memory"
+            f" ({ENVIRONMENT_NAME}={self._memory_mb})"
+        )
 
     def _stderr_tail(self, limit: int = 400) -> str:
         self._stderr.seek(0, os.SEEK_END)
@@ -341,6 +356,8 @@ class _Child:
 
     def kill(self) -> None:
         """Stop the child and anything it started (its process group) now."""
+        if self._memory is not None:
+            self._memory.close()
         with contextlib.suppress(ProcessLookupError, PermissionError):
             if os.name == "posix":  # even after the child exited: its children may run on
                 os.killpg(self._process.pid, signal.SIGKILL)
