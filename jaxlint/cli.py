@@ -29,6 +29,7 @@ from jaxlint.files import (
 )
 from jaxlint.output import FORMATS, HUMAN_FORMATS, formatter, tool_version
 from jaxlint.output.progress import Progress
+from jaxlint.session import Session
 
 SUBCOMMANDS = ("check", "rule", "rules", "server", "verify")
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -53,7 +54,10 @@ def _read_stdin(display: str, config: Config, options: LintOptions) -> FileOutco
         data = sys.stdin.buffer.read()
     except OSError as error:
         return FileOutcome(display, error=f"{display}: cannot read stdin: {error}")
-    return lint_bytes(data, display, config, options)
+    # `--stdin-filename pkg/losses.py`: the text is that module of its project, as an editor's
+    # unsaved buffer is, and is linted with the project's index
+    project = Session().index_for(display, config.jit_decorators, {display: data})
+    return lint_bytes(data, display, config, replace(options, project=project))
 
 
 def _emit(stream: TextIO, text: str) -> None:

@@ -18,18 +18,19 @@ import argparse
 import ast
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
-from jaxlint.analysis.project import ProjectIndex, build_project_index
-from jaxlint.engine.config import Config, load_config
+from jaxlint.engine.config import Config
 from jaxlint.engine.registry import all_rules
 from jaxlint.fixes.pipeline import lint_source
 from jaxlint.output import tool_version
+from jaxlint.session import Session
 
 # flake8's name for standard input when no --stdin-display-name is given.
 _FLAKE8_STDIN_NAMES = ("stdin", "-")
+# one per flake8 process: configurations by folder, project indexes by project
+_SESSION = Session()
 
 
 def opt_in_codes() -> tuple[str, ...]:
@@ -41,21 +42,14 @@ def _explicitly_selected(code: str, selectors: Sequence[str]) -> bool:
     return any(code.startswith(selector) for selector in selectors if selector)
 
 
-@lru_cache(maxsize=256)
-def _file_config(folder: Path) -> Config:
-    """`[tool.jaxlint]` for files in `folder` (read once per folder per flake8 process)."""
-    return load_config(start=folder)
-
-
 def engine_config(filename: str, selected: Sequence[str] = ()) -> Config:
     """The engine config for one file: every rule flake8 may show, with the file's settings.
 
     Selection is flake8's business, so the file's select/ignore are not used; the settings that
     change what the rules find (`jit-decorators`, `tiny-max-ops`) are.
     """
-    path = Path(filename)
-    folder = Path.cwd() if filename in _FLAKE8_STDIN_NAMES else path.resolve().parent
-    file_config = _file_config(folder)
+    path = Path.cwd() if filename in _FLAKE8_STDIN_NAMES else Path(filename).resolve()
+    file_config = _SESSION.config_for(path)
     skipped = tuple(code for code in opt_in_codes() if not _explicitly_selected(code, selected))
     return replace(
         Config(select=("JAX",), ignore=skipped),
@@ -99,8 +93,9 @@ class JaxlintChecker:
     def _lint(self, source: str) -> list[tuple[int, int, str, str]]:
         """(line, 1-based column, code, message) of every finding flake8 may show."""
         config = engine_config(self.filename, self.explicit_select)
-        project = _package_index(_package_root(self.filename), config.jit_decorators)
-        view = project.view(self.filename) if project is not None else None
+        # the text flake8 read: the file, or stdin under `--stdin-display-name`
+        unsaved = {self.filename: source.encode("utf-8")}
+        view = _SESSION.view(self.filename, config.jit_decorators, unsaved)
         result = lint_source(source, self.filename, config, project=view)
         reports = {(d.line, d.column, d.code, d.message) for d in result.diagnostics}
         if self.disable_noqa:
@@ -122,19 +117,3 @@ class JaxlintChecker:
 
 def _one_line(message: str) -> str:
     return " ".join(message.split())
-
-
-def _package_root(filename: str) -> str | None:
-    """The top package folder `filename` belongs to (walking up `__init__.py` files)."""
-    folder, top = Path(filename).resolve().parent, None
-    while (folder / "__init__.py").is_file():
-        top, folder = folder, folder.parent
-    return str(top) if top is not None else None
-
-
-@lru_cache(maxsize=8)
-def _package_index(root: str | None, jit_decorators: tuple[str, ...]) -> ProjectIndex | None:
-    """The project index of a package, built once per flake8 process, as the CLI builds it."""
-    if root is None:
-        return None
-    return build_project_index([Path(root) / "__init__.py"], jit_decorators)

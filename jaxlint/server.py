@@ -20,6 +20,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
+from jaxlint.analysis.project_view import ProjectView
 from jaxlint.cache import project_root
 from jaxlint.diagnostics import Diagnostic
 from jaxlint.engine.config import Config, ConfigError, load_config
@@ -31,6 +32,7 @@ from jaxlint.engine.suppression import with_noqa_code
 from jaxlint.fixes.apply import edited_source
 from jaxlint.fixes.pipeline import attempt_fix, lint_source
 from jaxlint.output.names import tool_version
+from jaxlint.session import Session
 from jaxlint.verify import shared_session
 
 SOURCE = "jaxlint"
@@ -42,6 +44,8 @@ _SEVERITY = {
 }
 
 _VERIFIER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jaxlint-verify")
+# the workspace's project indexes, kept while no module of a project changes
+_SESSION = Session()
 server = LanguageServer(
     SOURCE, tool_version(), text_document_sync_kind=types.TextDocumentSyncKind.Full
 )
@@ -56,10 +60,12 @@ class _Document:
     path: str
     source: str
     config: Config
+    project: ProjectView | None  # what the workspace's index says about it
 
 
 def _document(uri: str) -> _Document | None:
-    """The open document and its configuration; None (after saying why) for a bad config."""
+    """The open document, its configuration and its project view; None (after saying why) for
+    a bad config. The index reads every open document as the editor has it, saved or not."""
     text = server.workspace.get_text_document(uri).source
     path = to_fs_path(uri) or uri  # an untitled buffer is linted under its URI
     folder = Path(path).parent if os.path.isabs(path) else Path.cwd()
@@ -70,7 +76,18 @@ def _document(uri: str) -> _Document | None:
             types.ShowMessageParams(types.MessageType.Error, f"jaxlint: {error}")
         )
         return None
-    return _Document(uri, path, text, config)
+    project = _SESSION.view(path, config.jit_decorators, _open_buffers())
+    return _Document(uri, path, text, config, project)
+
+
+def _open_buffers() -> dict[str, bytes]:
+    """The text of every open document with a file path, by path."""
+    buffers = {}
+    for uri, document in server.workspace.text_documents.items():
+        path = to_fs_path(uri)
+        if path and os.path.isabs(path):
+            buffers[path] = document.source.encode("utf-8")
+    return buffers
 
 
 def _position(lines: list[str], line: int, column: int) -> types.Position:
@@ -105,7 +122,9 @@ def publish(uri: str) -> None:
     if os.path.isabs(document.path) and document.config.is_excluded(document.path):
         diagnostics: list[types.Diagnostic] = []
     else:
-        result = lint_source(document.source, document.path, document.config)
+        result = lint_source(
+            document.source, document.path, document.config, project=document.project
+        )
         lines = document.source.splitlines()
         diagnostics = [_to_lsp(d, lines) for d in result.diagnostics]
     server.text_document_publish_diagnostics(
@@ -120,12 +139,21 @@ def did_open(params: types.DidOpenTextDocumentParams) -> None:
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(params: types.DidChangeTextDocumentParams) -> None:
-    publish(params.text_document.uri)
+    publish_all(first=params.text_document.uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 def did_save(params: types.DidSaveTextDocumentParams) -> None:
-    publish(params.text_document.uri)
+    publish_all(first=params.text_document.uri)
+
+
+def publish_all(first: str) -> None:
+    """Publish `first`, then every other open document: a change in one module can change what
+    the project index says about the others (a helper jitted from the edited one)."""
+    publish(first)
+    for uri in list(server.workspace.text_documents):
+        if uri != first:
+            publish(uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -141,7 +169,9 @@ def did_close(params: types.DidCloseTextDocumentParams) -> None:
 def _findings_at(document: _Document, line: int, code: str) -> tuple[Any, list[Finding]]:
     """The whole-module analysis (for edits) and its findings of `code` on 1-based `line`."""
     rules = [r for r in enabled_rules(document.config, document.path) if r.code == code]
-    analyzed, module = analyze_module(document.source, document.path, document.config, rules)
+    analyzed, module = analyze_module(
+        document.source, document.path, document.config, rules, document.project
+    )
     return module, [f for f in analyzed.findings if f.span.line == line]
 
 
@@ -192,7 +222,8 @@ def _quick_fix(title: str, diagnostic: types.Diagnostic, **fields: Any) -> types
 
 def _silences(document: _Document, silenced: str, line: int, code: str) -> bool:
     """The noqa comment parses and takes the finding away (not inside a string, say)."""
-    left = lint_source(silenced, document.path, document.config).diagnostics
+    left = lint_source(silenced, document.path, document.config, project=document.project)
+    left = left.diagnostics
     return not any(d.code == "JAX000" or (d.code == code and d.line == line) for d in left)
 
 
@@ -249,6 +280,8 @@ def serve() -> None:
     """Speak LSP on stdin/stdout until the client says exit; one verification child (one JAX
     import, results kept in the project's cache) serves every verify command, one at a time."""
     root = os.environ.get("JAXLINT_CACHE_DIR")
-    with shared_session(cache_root=Path(root) if root else project_root(Path.cwd())):
+    cache_root = Path(root) if root else project_root(Path.cwd())
+    _SESSION.cache_root = cache_root  # unchanged modules are not parsed again per keystroke
+    with shared_session(cache_root=cache_root):
         server.start_io()
     _VERIFIER.shutdown()

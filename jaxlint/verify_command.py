@@ -13,6 +13,7 @@ from pathlib import Path
 from jaxlint.engine.config import Config
 from jaxlint.fixes.pipeline import lint_source
 from jaxlint.output.text import verification_text
+from jaxlint.session import Session
 from jaxlint.verify.runner import jax_available, shared_session
 
 
@@ -22,6 +23,7 @@ def run_verify_command(paths: Sequence[Path], config: Config) -> int:
         print("jaxlint verify: JAX is not installed: install jaxlint[verify]", file=sys.stderr)
         return 2
     verified = unproven = 0
+    session = Session()  # the project index, as `check` builds it
     with shared_session():
         for path in paths:
             try:
@@ -30,7 +32,10 @@ def run_verify_command(paths: Sequence[Path], config: Config) -> int:
                 print(f"{path}: cannot read: {error}", file=sys.stderr)
                 unproven += 1
                 continue
-            result = lint_source(source, str(path), config, fix=True, unsafe_fixes=False)
+            project = session.view(str(path), config.jit_decorators)
+            result = lint_source(
+                source, str(path), config, fix=True, unsafe_fixes=False, project=project
+            )
             for diagnostic in result.diagnostics:
                 fix = diagnostic.fix
                 if fix is None or fix.kind != "verified":

@@ -16,6 +16,7 @@ LAYERS = [
     ("jaxlint.engine",),
     ("jaxlint.rules", "jaxlint.verify"),
     ("jaxlint.fixes",),
+    ("jaxlint.session",),
     (
         "jaxlint.output",
         "jaxlint.discovery",

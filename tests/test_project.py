@@ -8,6 +8,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from jaxlint.analysis.jax_api import TraceKind
 from jaxlint.analysis.project import build_project_index, module_site
 from jaxlint.engine.config import Config
@@ -186,6 +188,25 @@ def test_a_key_consumed_by_a_function_of_another_module_is_followed(tmp_path: Pa
     found = check(tmp_path, "pkg/views.py")
     assert [(d["line"], d["code"]) for d in found] == [(9, "JAX501")]
     assert "`pkg.noise.add_noise` on line 8" in found[0]["message"]
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        ("from . import noise", "noise.add_noise"),
+        ("from pkg import noise", "noise.add_noise"),
+        ("import pkg.noise as nz", "nz.add_noise"),
+    ],
+)
+def test_a_consumer_called_through_its_module_is_followed(
+    tmp_path: Path, spelling: tuple[str, str]
+) -> None:
+    statement, call = spelling
+    views = VIEWS.replace("from .noise import add_noise, describe", statement)
+    views = views.replace("add_noise(", call + "(").replace("describe(key)", "str(key)")
+    make_package(tmp_path, {"noise.py": NOISE, "views.py": views})
+    found = check(tmp_path, "pkg/views.py")
+    assert [(d["line"], d["code"]) for d in found] == [(9, "JAX501")]
 
 
 def test_a_cached_result_is_dropped_when_a_consumer_elsewhere_changes(tmp_path: Path) -> None:

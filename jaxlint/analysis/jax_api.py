@@ -101,6 +101,14 @@ TRANSFORMS: dict[str, tuple[TraceKind, tuple[int, ...], tuple[str, ...]]] = {
     "flax.nnx.value_and_grad": (TraceKind.CONCRETE, (0,), ("f",)),
 }
 
+# Transforms whose transformed function, called with a tracer, returns tracers only: every leaf
+# of a gradient, a Jacobian or a batched output is an array computed from the inputs. (With
+# `has_aux` the auxiliary output is the user's own pytree and may hold Python values;
+# `equinox.filter_grad` gives None for the leaves it does not differentiate.)
+ARRAY_RESULT_TRANSFORMS = frozenset(
+    {"jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian", "jax.vmap"}
+)
+
 # Transforms that hand the function slices of arrays (a row of a batch, a step of a sequence):
 # its parameters are arrays, where a jitted function's are as often lists of parameter arrays.
 SLICING_TRANSFORMS = frozenset(

@@ -129,6 +129,8 @@ class KeyFinding:
     first_key: ast.expr | None = None  # JAX501: the key argument of the earlier consumer
     loop: ast.AST | None = None  # JAX502: the loop whose iterations share the key
     consumers: int = 2  # how many calls consume this key (JAX502: per iteration)
+    # JAX501: `first` ran in the previous iteration of a loop (it comes later in the body)
+    carried: bool = False
     # JAX502: the loop's integer index, when folding it into the key makes every iteration's
     # key distinct (the loop is not inside another loop the key is also unchanged in)
     fold_in_index: str | None = None
@@ -304,7 +306,11 @@ def _consumer_text(
     """What a call consuming a key looks like in this module's text (`jr.normal(`,
     `jax.random.split(`, `normal(` imported from jax.random or a consumer imported from the
     project, a key keyword…), and substrings one of which every line holding one contains."""
-    modules, functions = [], []
+    modules, functions, project_modules = [], [], []
+    # modules of this module's own package (`from . import sampling`): `sampling.perturb(key,
+    # x)` may call a consumer of theirs (asked of `imported` by name only: iterating it would
+    # make every check depend on every consumer of the project)
+    package = (imports.package or "").partition(".")[0]
     for alias, target in imports.aliases.items():
         if target == "jax":
             modules.append(rf"{re.escape(alias)}\.random")
@@ -312,6 +318,9 @@ def _consumer_text(
             modules.append(re.escape(alias))
         elif target.startswith(RANDOM) or target in imported:
             functions.append(alias)
+        elif package and target.startswith(package + "."):
+            project_modules.append(alias)
+    modules += map(re.escape, project_modules)
     parts = [_OTHER_CONSUMERS]
     if modules:
         parts.append(rf"\b(?:{'|'.join(modules)})\.\w+\s*\(")
@@ -319,7 +328,13 @@ def _consumer_text(
         parts.append(rf"\b(?:{'|'.join(map(re.escape, functions))})\s*\(")
     module_aliases = [a for a, t in imports.aliases.items() if t == "jax.random"]
     keywords = ("key=", "key =", "rng=", "rng =", "rngs")  # what `_KEYWORD_CONSUMER` needs
-    tokens = ("random", ".init", *keywords, *(a + "." for a in module_aliases), *functions)
+    tokens = (
+        "random",
+        ".init",
+        *keywords,
+        *(a + "." for a in (*module_aliases, *project_modules)),
+        *functions,
+    )
     return re.compile("|".join(parts)), tokens
 
 
@@ -616,6 +631,7 @@ class _Walker:
         self.loops.pop()
         back = self.merge([end, *frame.continues], state.depth + 1)
         self._repeats(frame, back, state)
+        self._carried_reuses(frame, back, state)
         after = self.merge([state.copy(), back], state.depth)
         if node.orelse and after is not None:
             after = self.block(node.orelse, after)
@@ -637,6 +653,44 @@ class _Walker:
                 continue  # not consumed on a path that comes round again (it `break`s)
             if frame.closure or self._still_held(back, place, obj):
                 self._report_repeat(call, key, place, frame, obj)
+
+    def _carried_reuses(self, frame: _Loop, back: _State | None, before: _State) -> None:
+        """A key the body consumes and the back edge carries to a consumer of the loop-carried
+        key: `key, _ = split(key)` then `choice(key, n)` splits, on the next iteration, the key
+        `choice` drew from (split it into `key, sub` and draw from `sub`)."""
+        if back is None or _runs_once(frame.node, self.sizes):
+            return
+        for place, obj, call, key in frame.events:
+            if self.lookup(before, place) != frozenset({obj}):
+                continue  # not the key the place held when the loop began
+            carried = self.lookup(back, place)
+            if len(carried) != 1:
+                continue
+            (again,) = carried
+            use = back.uses.get(again)
+            if again == obj or again in self.flow.reported or use is None:
+                continue
+            if not use.definite or use.weak or use.node is call:
+                continue  # consumed on some paths only, or by a callee that may not consume it
+            how = (
+                f"split on line {use.node.lineno}"
+                if use.via == SPLIT
+                else f"consumed by `{use.via}` on line {use.node.lineno}"
+            )
+            self.flow.add(
+                KeyFinding(
+                    "JAX501",
+                    call,
+                    key,
+                    f"`{place}` was already {how} in the previous iteration of the "
+                    f"{_loop_kind(frame.node)}; using it again gives correlated random numbers; "
+                    "split it into a new key and a subkey, and give the subkey to the consumer",
+                    first=use.node,
+                    first_key=use.key,
+                    carried=True,
+                ),
+                frozenset({again}),
+            )
 
     def _still_held(self, state: _State, place: str, obj: int) -> bool:
         """Does `place` hold `obj` again in `state` (for a key derived by `fold_in`: its parent

@@ -133,22 +133,30 @@ def _package_parts(folder: Path, folders: dict[Path, list[str]]) -> list[str]:
     return folders[folder]
 
 
+def project_folder(path: Path) -> tuple[Path, bool]:
+    """The project a module belongs to: the top folder of its package (True: walk it whole), or
+    for a top-level module its own folder (False: the modules beside it), whose modules import
+    it as `import losses` when a script there runs."""
+    folder = _real(path).parent
+    top = None
+    while (folder / "__init__.py").is_file():
+        top = folder
+        folder = folder.parent
+    return (top, True) if top is not None else (_real(path).parent, False)
+
+
 def project_files(files: Iterable[Path]) -> list[Path]:
-    """The linted files and the other modules of the packages they belong to, resolved."""
+    """The linted files and the other modules of the projects they belong to, resolved: the
+    same set for one file of a project as for all of them, so every surface (a folder, one
+    file from pre-commit, stdin, an editor buffer) sees the same index."""
     found: dict[str, Path] = {}
-    roots: set[Path] = set()
+    roots: set[tuple[Path, bool]] = set()
     for path in files:
         real = _real(path)
         found.setdefault(str(real), real)
-        folder = real.parent
-        top = None
-        while (folder / "__init__.py").is_file():
-            top = folder
-            folder = folder.parent
-        if top is not None:
-            roots.add(top)
-    for root in sorted(roots):
-        for path in sorted(root.rglob("*.py")):
+        roots.add(project_folder(real))
+    for root, package in sorted(roots):
+        for path in sorted(root.rglob("*.py") if package else root.glob("*.py")):
             real = _real(path)
             found.setdefault(str(real), real)
             if len(found) > MAX_MODULES:
@@ -161,13 +169,17 @@ def build_project_index(
     jit_decorators: tuple[str, ...] = (),
     cache_root: Path | None = None,
     on_parsed: OnParsed | None = None,
+    unsaved: Mapping[str, bytes] | None = None,
 ) -> ProjectIndex:
     """Index the project the files belong to; cheap enough to run before every lint.
 
     With `cache_root`, each module's calls out of its traced code are cached by its bytes and
     by the marks other modules gave it, so a warm rerun parses nothing. `on_parsed` is given
-    each module the index parses, so a caller can lint it without parsing it again.
+    each module the index parses, so a caller can lint it without parsing it again. `unsaved`
+    holds the text of modules as an editor or stdin has them (by resolved path), read instead
+    of the disk.
     """
+    unsaved = {str(_real(path)): text for path, text in (unsaved or {}).items()}
     paths = project_files(files)
     index = ProjectIndex()
     if len(paths) > MAX_MODULES:
@@ -183,7 +195,7 @@ def build_project_index(
             continue
         try:
             # every module: a helper that never imports jax may still be called from traced code
-            sources[key] = path.read_bytes()
+            sources[key] = unsaved[key] if key in unsaved else path.read_bytes()
         except OSError:
             continue
         by_name[site.name] = key

@@ -72,23 +72,36 @@ def _without_type_parameters(source: str) -> str | None:
         return None
     positions = wrapper.resolve(PositionProvider)
     lines = split_lines(source)
-    blanks: list[tuple[int, int, int, str]] = []  # line, first column, end column, new text
+    # (first line, first column, last line, end column, new text)
+    blanks: list[tuple[int, int, int, int, str]] = []
     for node, where in positions.items():
         if isinstance(node, cst.TypeParameters):
-            if where.start.line != where.end.line:
-                return None
-            blanks.append((where.start.line, where.start.column, where.end.column, ""))
+            start, end = where.start, where.end
+            blanks.append((start.line, start.column, end.line, end.column, ""))
         elif isinstance(node, cst.TypeAlias):
-            end = positions[node.type_parameters or node.name].end
-            if where.start.line != end.line:
-                return None
-            blanks.append((where.start.line, where.start.column, end.column, node.name.value))
+            start, end = where.start, positions[node.type_parameters or node.name].end
+            blanks.append((start.line, start.column, end.line, end.column, node.name.value))
     if not blanks:
         return None
-    for line, start, end, text in sorted(blanks, reverse=True):
-        old = lines[line - 1]
-        lines[line - 1] = old[:start] + text.ljust(end - start) + old[end:]
+    for first, start, last, end, text in sorted(blanks, reverse=True):
+        if first == last:
+            old = lines[first - 1]
+            lines[first - 1] = old[:start] + text.ljust(end - start) + old[end:]
+            continue
+        # A list over several lines (`class Harmonium[\n    Rep: MatrixRep,\n](Base):`): each
+        # of its lines blanked and continued with a backslash, so the header stays one logical
+        # line and every line after it keeps its number.
+        head = lines[first - 1]
+        lines[first - 1] = head[:start] + text + " \\" + _ending(head)
+        for number in range(first, last - 1):
+            lines[number] = " \\" + _ending(lines[number])
+        tail = lines[last - 1]
+        lines[last - 1] = " " * end + tail[end:]
     return "".join(lines)
+
+
+def _ending(line: str) -> str:
+    return line[len(line.rstrip("\r\n")) :] or "\n"
 
 
 def mentions_jax(source: str, jit_decorators: tuple[str, ...] = ()) -> bool:

@@ -23,6 +23,7 @@ import libcst as cst
 
 from jaxlint.analysis.jax_api import (
     ARRAY_METHODS,
+    ARRAY_RESULT_TRANSFORMS,
     CONSTANT_CONSTRUCTORS,
     SHAPE_PROJECTIONS,
     STATIC_ATTRIBUTES,
@@ -78,6 +79,10 @@ class Tracers:
         return False
 
     def _call(self, call: cst.Call) -> bool:
+        if self._transformed(call.func):
+            # `jax.value_and_grad(loss)(params)`, `jax.vmap(f)(x)`: what the transform computes
+            # from a tracer is a tracer (from static values only, a concrete array)
+            return any(self._of(a.value) or self.values.kind(a.value).traced for a in call.args)
         qualified = self.values.resolve(call.func)
         if qualified is not None:
             if qualified in STATIC_PROJECTIONS or qualified in SHAPE_PROJECTIONS:
@@ -106,6 +111,26 @@ class Tracers:
                 return False
             return self._of(func.value)  # `x.sum()`, `x.astype(...)` of a tracer
         return False
+
+    def _transformed(self, func: cst.BaseExpression) -> bool:
+        """Is `func` a function made by a transform in ARRAY_RESULT_TRANSFORMS, written in place
+        (`jax.grad(f)`) or bound to a name on every path that reaches here (`g = jax.grad(f)`)?"""
+        if isinstance(func, cst.Name) and func.value in self.values.locals:
+            reaching = self.values.reaching_bindings(func.value, func)
+            return bool(reaching) and all(
+                kind == "assign" and isinstance(value, cst.Call) and self._transformed(value)
+                for kind, value in reaching
+            )
+        if not isinstance(func, cst.Call):
+            return False
+        if self.values.resolve(func.func) not in ARRAY_RESULT_TRANSFORMS:
+            return False
+        return not any(
+            arg.keyword is not None
+            and arg.keyword.value == "has_aux"
+            and not (isinstance(arg.value, cst.Name) and arg.value.value == "False")
+            for arg in func.args
+        )
 
     def _name(self, node: cst.Name) -> bool:
         key = id(node)

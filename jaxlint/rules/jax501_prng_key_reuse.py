@@ -87,6 +87,8 @@ class PrngKeyReuse(KeyFindingRule):
         name = finding.key.id if isinstance(finding.key, ast.Name) else None
         if name is None or not isinstance(finding.first_key, ast.Name):
             return Refusal("the key is not a plain local name: split it by hand")
+        if finding.carried:
+            return self._carried_fix(second, finding, name)
         if finding.consumers > 2:
             return Refusal(
                 f"`{name}` has {finding.consumers} consumers: split it into that many keys by hand"
@@ -129,13 +131,68 @@ class PrngKeyReuse(KeyFindingRule):
             imports=imports,
         )
 
-    def _fresh_names(self, name: str) -> tuple[str, str] | None:
+    def _carried_fix(self, split: cst.Call, finding: KeyFinding, name: str) -> Edit | Refusal:
+        """`key, _ = split(key)` … `choice(key, n)` in a loop → `key, key_sub = split(key)` …
+        `choice(key_sub, n)`: the carried key is only split, the draw gets the subkey. Only
+        when the split's other half is `_` or never read: then nothing else sees the change."""
+        statement = self.statement
+        assign = statement.body[0] if statement is not None and len(statement.body) == 1 else None
+        if not isinstance(assign, cst.Assign) or assign.value is not split:
+            return Refusal(f"`{name}` is not split by a plain `{name}, sub = split({name})`")
+        target = assign.targets[0].target if len(assign.targets) == 1 else None
+        elements = target.elements if isinstance(target, (cst.Tuple, cst.List)) else ()
+        names = [e.value.value if isinstance(e.value, cst.Name) else None for e in elements]
+        if len(names) != 2 or names[0] != name or names[1] is None:
+            return Refusal(f"`{name}` is not split by a plain `{name}, sub = split({name})`")
+        other = names[1]
+        if other != "_" and self._reads(other) > 1:
+            return Refusal(f"`{other}` is used as well: give the draw a subkey of its own by hand")
+        fresh = other if other != "_" else self._fresh_name(f"{name}_sub")
+        if fresh is None:
+            return Refusal(f"`{name}_sub` is taken: split the key by hand")
+        consumer = self._call_at(self.context.index.span_of(finding.first.func))
+        first_key = (
+            key_argument(self.context, consumer, finding.first_key)
+            if consumer is not None
+            else None
+        )
+        if not isinstance(first_key, cst.Name) or first_key.value != name:
+            return Refusal("the key is not passed as a plain argument: split it by hand")
+        replacements: dict[cst.CSTNode, cst.CSTNode] = {first_key: cst.Name(fresh)}
+        if other == "_":
+            replacements[elements[1].value] = cst.Name(fresh)
+        return Edit(
+            replacements=replacements,  # type: ignore[arg-type]
+            description=f"draw from the subkey `{fresh}`; `{name}` is only split, once a step",
+        )
+
+    def _call_at(self, span: Span) -> cst.Call | None:
+        """The call of this unit whose callee has `span` (a consumer later in the loop)."""
+        found: list[cst.Call] = []
+
+        class _Find(cst.CSTVisitor):
+            def visit_Call(inner, node: cst.Call) -> None:  # noqa: N805 — the visitor's self
+                if not found and self.context.span(node.func) == span:
+                    found.append(node)
+
+        walk(self.context.wrapper.module, _Find())
+        return found[0] if found else None
+
+    def _function_text(self) -> str:
         function = self.context.function
         lines = self.context.index.lines
         if function is not None:
-            text = "".join(lines[function.start_line - 1 : function.end_line])
-        else:
-            text = "".join(lines)
+            return "".join(lines[function.start_line - 1 : function.end_line])
+        return "".join(lines)
+
+    def _reads(self, name: str) -> int:
+        return len(re.findall(rf"\b{re.escape(name)}\b", self._function_text()))
+
+    def _fresh_name(self, name: str) -> str | None:
+        return None if self._reads(name) else name
+
+    def _fresh_names(self, name: str) -> tuple[str, str] | None:
+        text = self._function_text()
         for first, second in ((f"{name}1", f"{name}2"), (f"{name}_a", f"{name}_b")):
             if not re.search(rf"\b(?:{first}|{second})\b", text):
                 return first, second
