@@ -418,6 +418,7 @@ class _Walker:
         self.halves: dict[int, int] = {}  # a call indexed with a constant → the index
         self.sizes: dict[str, int] = {}  # a name bound to a list or tuple display → its length
         self.instances: dict[str, str] = {}  # a name bound to an instance of a module class
+        self._dead: set[int] | None = None  # `jax.random` calls whose results nothing reads
 
     # -- places and objects ---------------------------------------------------------------
 
@@ -653,6 +654,16 @@ class _Walker:
                 continue  # not consumed on a path that comes round again (it `break`s)
             if frame.closure or self._still_held(back, place, obj):
                 self._report_repeat(call, key, place, frame, obj)
+
+    def _result_unused(self, call: ast.Call) -> bool:
+        """Is `call` a `jax.random` call whose result nothing reads (a bare statement, or bound
+        to names this scope never reads: `k1, k2 = split(key)` with neither used)? Then it drew
+        nothing that is used, and a later consumer of its key shares no numbers with it."""
+        if self._dead is None:
+            function = self.function
+            scope: ast.AST = function.node if function is not None else self.flow.index.tree
+            self._dead = _unused_random_results(scope, self.imports)
+        return id(call) in self._dead
 
     def _carried_reuses(self, frame: _Loop, back: _State | None, before: _State) -> None:
         """A key the body consumes and the back edge carries to a consumer of the loop-carried
@@ -1013,7 +1024,13 @@ class _Walker:
             deliberate = (
                 aligned or self._recomputed(first, call, via) or self._compared(first, call)
             )
-            if repeat and place is not None and not deliberate and not (weak and not strong):
+            if (
+                repeat
+                and place is not None
+                and not deliberate
+                and not (weak and not strong)
+                and not self._result_unused(first.node)
+            ):
                 how = (
                     f"split on line {first.node.lineno}"
                     if first.via == SPLIT
@@ -1039,7 +1056,7 @@ class _Walker:
         self.flow.keys |= objects
         for obj in objects:
             use = state.uses.get(obj)
-            if use is None or (use.weak and not weak):
+            if use is None or (use.weak and not weak) or self._result_unused(use.node):
                 state.uses[obj] = _Use(call, argument, via, True, state.depth, weak)
 
     def _compared(self, first: _Use, call: ast.Call) -> bool:
@@ -1265,6 +1282,51 @@ def _last_name(func: ast.expr) -> str:
 
 def _is_wildcard(pattern: ast.AST) -> bool:
     return type(pattern).__name__ == "MatchAs" and getattr(pattern, "pattern", 1) is None
+
+
+def _unused_random_results(scope: ast.AST, imports: ImportTable) -> set[int]:
+    """The `jax.random` calls of `scope` whose results are discarded or bound only to names
+    that nothing in it reads."""
+    read = _names_read(scope)
+    unused = set()
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Expr):
+            value, targets = node.value, []
+        elif isinstance(node, ast.Assign):
+            value, targets = node.value, node.targets
+        else:
+            continue
+        if not isinstance(value, ast.Call):
+            continue
+        if not (imports.resolve(dotted_ast(value.func)) or "").startswith(RANDOM):
+            continue
+        names = [n for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        plain = all(isinstance(t, (ast.Name, ast.Tuple, ast.List, ast.Starred)) for t in targets)
+        if plain and not any(name.id in read for name in names):
+            unused.add(id(value))
+    return unused
+
+
+def _names_read(scope: ast.AST) -> set[str]:
+    """Names `scope` reads, its own or from nested functions that do not bind them (a nested
+    `def` reading its own `k1` does not read the outer one)."""
+    read: set[str] = set()
+    pending: list[ast.AST] = list(ast.iter_child_nodes(scope))
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            own = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+            own |= {
+                n.id
+                for n in ast.walk(node)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+            }
+            read |= _names_read(node) - own
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            read.add(node.id)
+        pending += ast.iter_child_nodes(node)
+    return read
 
 
 def _loop_kind(node: ast.AST) -> str:
