@@ -87,19 +87,21 @@ class Session:
 
 
 def _unsaved(path: str, data: bytes) -> bool:
-    """Does `data` differ from what the disk holds at `path`?"""
+    """Does `data` differ from what the disk holds at `path`, line endings apart (flake8 reads
+    a CRLF file with its newlines translated)?"""
     try:
         with open(path, "rb") as handle:
-            return handle.read() != data
+            saved = handle.read()
     except OSError:
         return True
+    return saved != data and saved.replace(b"\r\n", b"\n") != data.replace(b"\r\n", b"\n")
 
 
 def _fingerprint(paths: list[Path], unsaved: Mapping[str, bytes]) -> str:
     """What an index was built from: each module's size and modification time, each unsaved
     text's digest."""
     digest = hashlib.sha256()
-    for path in paths[: MAX_MODULES + 1]:
+    for path in sorted(paths)[: MAX_MODULES + 1]:
         try:
             status = path.stat()
         except OSError:
