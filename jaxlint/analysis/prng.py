@@ -96,6 +96,29 @@ STORING = frozenset(
         "print",
     }
 )
+# methods that look a key up, report or copy it, never draw from it (`cache.get(key)`)
+LOOKUPS = frozenset(
+    {
+        "get",
+        "pop",
+        "index",
+        "count",
+        "remove",
+        "discard",
+        "copy",
+        "debug",
+        "info",
+        "warning",
+        "error",
+        "exception",
+        "format",
+        "write",
+        "send",
+        "register",
+    }
+)
+# a check of a key (`is_prng_key(key)`, `_check_key(key)`), not a draw from it
+PREDICATE = re.compile(r"_*(?:is|has|check|assert|validate|ensure)(?:_|[A-Z]|$)")
 # libraries whose classes consume a `key=` at construction (`eqx.nn.Linear(3, 4, key=k)`)
 CONSUMING_LIBRARIES = (
     "equinox.",
@@ -106,11 +129,16 @@ CONSUMING_LIBRARIES = (
     "distrax.",
     "tensorflow_probability.",
 )
+TEST_FRAMEWORKS = ("pytest", "unittest", "absl.testing", "hypothesis")
 TIME_CALLS = frozenset({"time.time", "time.time_ns", "time.perf_counter", "time.monotonic"})
 # text of a consumer that is not a `jax.random` call: a key keyword, linen's `init`/`rngs={}`
 _KEYWORD_CONSUMER = r"\b(?:key|rng|rng_key|prng_key|prngkey|random_key|dropout_rng)\s*=(?!=)"
 _LOOP_TEXT = ("for ", "while ", "scan(", "fori_loop(", "while_loop(", "map(")
-_OTHER_CONSUMERS = _KEYWORD_CONSUMER + r"|\.init\s*\(|\brngs\s*=\s*\{|import[^\n]*random"
+# a call handed a key by position (`env.step(key, s, a)`, `trainer(rng, n)`), on one line
+_POSITIONAL_CONSUMER = r"\b\w+\s*\((?:[^()\n]*?,)?\s*\w*(?:key|rng)\w*\s*[,)]"
+_OTHER_CONSUMERS = (
+    _KEYWORD_CONSUMER + r"|\.init\s*\(|\brngs\s*=\s*\{|import[^\n]*random|" + _POSITIONAL_CONSUMER
+)
 
 
 # a function of another module that consumes keys: (its positional parameters, the consumed ones)
@@ -327,11 +355,11 @@ def _consumer_text(
     if functions:
         parts.append(rf"\b(?:{'|'.join(map(re.escape, functions))})\s*\(")
     module_aliases = [a for a, t in imports.aliases.items() if t == "jax.random"]
-    keywords = ("key=", "key =", "rng=", "rng =", "rngs")  # what `_KEYWORD_CONSUMER` needs
-    tokens = (
+    tokens = (  # "key" and "rng" are in every `_KEYWORD_CONSUMER` and `_POSITIONAL_CONSUMER`
         "random",
         ".init",
-        *keywords,
+        "key",
+        "rng",
         *(a + "." for a in (*module_aliases, *project_modules)),
         *functions,
     )
@@ -683,6 +711,9 @@ class _Walker:
                 continue
             if not use.definite or use.weak or use.node is call:
                 continue  # consumed on some paths only, or by a callee that may not consume it
+            via = self.imports.resolve(dotted_ast(call.func)) or self._describe(call)
+            if self._test_policy_allows(use.via, via):
+                continue
             how = (
                 f"split on line {use.node.lineno}"
                 if use.via == SPLIT
@@ -880,7 +911,7 @@ class _Walker:
     ) -> Iterator[tuple[ast.expr, frozenset[int], str]]:
         """(argument, its objects, how sure) for each argument the call consumes as a key: KNOWN
         (a `jax.random` call, a function of the project), NAMED (a library's `key=`, `init`) or
-        WEAK (a `key=` to a callee jaxlint cannot see); the last two count only for an argument
+        WEAK (a `key=` or a key by position to a callee jaxlint cannot see); the last two count only for an argument
         that is, or looks like, a key."""
         if qualified.startswith(RANDOM):
             if qualified in NOT_CONSUMING:
@@ -917,6 +948,28 @@ class _Walker:
                 yield keyword.value, keywords[keyword.arg], NAMED if library else WEAK
         if last == "init" and node.args and isinstance(node.func, ast.Attribute):
             yield node.args[0], args[0], NAMED
+            return
+        # a key handed by position to a callee jaxlint cannot see (`self.env.step(key, s, a)`,
+        # `coupling.sample(k1, x)`, `dist.sample(key, n)`): such callees draw from it far more
+        # often than not (a weak consumer: a reuse still needs one known consumer of the key) —
+        # but not JAX or NumPy (known), builtins, a class (which may only store it) or `apply`
+        if (
+            qualified.startswith(("jax.", "numpy.", "builtins."))
+            or last[:1].isupper()
+            or last == "apply"  # haiku's `f.apply(params, rng, x)` draws only if the model does
+            or last in LOOKUPS
+            or PREDICATE.match(last)
+            or self._own_package(qualified)  # the project index says what those consume
+            or _dummy_sample(node.func)
+        ):
+            return
+        for argument, objects in zip(node.args, args):
+            if not isinstance(argument, ast.Starred) and self._is_key(argument, _NOTHING):
+                yield argument, objects, WEAK
+
+    def _own_package(self, qualified: str) -> bool:
+        root = (self.imports.package or "").partition(".")[0]
+        return bool(root) and qualified.startswith(root + ".")
 
     def _is_key(self, argument: ast.expr, objects: frozenset[int]) -> bool:
         if objects & self.flow.keys:
@@ -1022,7 +1075,10 @@ class _Walker:
             aligned = first.via == via == PERMUTATION  # `x, y` shuffled alike, on purpose
             aligned = aligned or self._other_half(first.node, call, via)
             deliberate = (
-                aligned or self._recomputed(first, call, via) or self._compared(first, call)
+                aligned
+                or self._recomputed(first, call, via)
+                or self._compared(first, call)
+                or self._test_policy_allows(first.via, via)
             )
             if (
                 repeat
@@ -1058,6 +1114,27 @@ class _Walker:
             use = state.uses.get(obj)
             if use is None or (use.weak and not weak) or self._result_unused(use.node):
                 state.uses[obj] = _Use(call, argument, via, True, state.depth, weak)
+
+    def _test_policy_allows(self, first_via: str, via: str) -> bool:
+        """In test code one key fed twice to the code under test is how runs are made
+        reproducible and comparable; a reuse there counts only between two `jax.random` calls
+        (inputs meant to differ)."""
+        both_random = first_via.startswith(RANDOM) and via.startswith(RANDOM)
+        return not both_random and self._in_test()
+
+    def _in_test(self) -> bool:
+        """Test code: a `test_*` function, a `Test*` class, a module importing a test framework."""
+        scope = self.function
+        while scope is not None:
+            owner = scope.class_info.node.name if scope.class_info is not None else ""
+            if scope.name.startswith("test") or owner.startswith("Test") or owner.endswith("Test"):
+                return True
+            scope = scope.parent
+        return self.flow.index.memoized("prng-test-module", self._imports_test_framework)
+
+    def _imports_test_framework(self) -> bool:
+        targets = self.flow.index.imports.aliases.values()
+        return any(t == f or t.startswith(f + ".") for t in targets for f in TEST_FRAMEWORKS)
 
     def _compared(self, first: _Use, call: ast.Call) -> bool:
         """Both results are checked for equality (`assert_allclose(f.init(rng), g.init(rng))`,
@@ -1278,6 +1355,16 @@ def _last_name(func: ast.expr) -> str:
     if isinstance(func, ast.Attribute):
         return func.attr
     return func.id if isinstance(func, ast.Name) else ""
+
+
+def _dummy_sample(func: ast.expr) -> bool:
+    """`env.observation_space.sample(key)`: an example value of a space, drawn for its shape
+    and dtype (to `init` a network or build a dummy step), not for its numbers."""
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == "sample"
+        and _last_name(func.value).lower().endswith("space")
+    )
 
 
 def _is_wildcard(pattern: ast.AST) -> bool:
