@@ -911,8 +911,8 @@ class _Walker:
     ) -> Iterator[tuple[ast.expr, frozenset[int], str]]:
         """(argument, its objects, how sure) for each argument the call consumes as a key: KNOWN
         (a `jax.random` call, a function of the project), NAMED (a library's `key=`, `init`) or
-        WEAK (a `key=` or a key by position to a callee jaxlint cannot see); the last two count only for an argument
-        that is, or looks like, a key."""
+        WEAK (a `key=`, or a key by position, to a callee jaxlint cannot see); the last two count
+        only for an argument that is, or looks like, a key."""
         if qualified.startswith(RANDOM):
             if qualified in NOT_CONSUMING:
                 return
@@ -963,7 +963,7 @@ class _Walker:
             or _dummy_sample(node.func)
         ):
             return
-        for argument, objects in zip(node.args, args):
+        for argument, objects in zip(node.args, args, strict=True):
             if not isinstance(argument, ast.Starred) and self._is_key(argument, _NOTHING):
                 yield argument, objects, WEAK
 
