@@ -184,10 +184,108 @@ VIEWS = """
 def test_a_key_consumed_by_a_function_of_another_module_is_followed(tmp_path: Path) -> None:
     package = make_package(tmp_path, {"noise.py": NOISE, "views.py": VIEWS})
     index = build_project_index([package / "views.py"])
-    assert index.key_consumers == {"pkg.noise.add_noise": (("x", "key", "scale"), ("key",))}
+    # every function taking a key is summarised; those of views.py hand theirs to add_noise
+    assert index.key_consumers == {
+        "pkg.noise.add_noise": (("x", "key", "scale"), ("key",), (), ()),
+        "pkg.noise.describe": (("key",), (), (), ()),
+        "pkg.views.two_views": (("key", "x"), ("key",), (), ()),
+        "pkg.views.logged": (("key", "x"), ("key",), (), ()),
+    }
     found = check(tmp_path, "pkg/views.py")
     assert [(d["line"], d["code"]) for d in found] == [(9, "JAX501")]
     assert "`pkg.noise.add_noise` on line 8" in found[0]["message"]
+
+
+LAYERS = """
+    import jax
+
+
+    class Dense:
+        def __init__(self, n_in, n_out, *, key):
+            self.w = jax.random.normal(key, (n_in, n_out))
+
+
+    class Squeeze:
+        def __init__(self, shape, *, key):
+            self.shape = shape  # takes a key for a uniform signature, draws nothing
+
+
+    class Block(Dense):
+        def __init__(self, n, **kwargs):
+            super().__init__(n, n, **kwargs)
+"""
+BLOCKS = """
+    from .layers import *
+
+
+    def make_block(key, n):
+        return Dense(n, n, key=key)
+
+
+    class Flow:
+        def __init__(self, n, net=None, *, key):
+            if net is None:
+                net = make_block(key, n)
+            self.net = net
+"""
+INIT = """
+    from .blocks import Flow, make_block
+"""
+SCRIPT = """
+    import jax
+
+    import pkg
+    from pkg.layers import *
+
+
+    def build(key, n=4):
+        k1, k2 = jax.random.split(key)
+        first = pkg.make_block(k1, n)
+        second = pkg.make_block(key, n)
+        return first, second
+
+
+    def with_net(key, n=4):
+        net = pkg.make_block(key, n)
+        return pkg.Flow(n, net=net, key=key)
+
+
+    def without_net(key, n=4):
+        net = pkg.make_block(key, n)
+        return pkg.Flow(n, key=key), net
+
+
+    def squeezed(key, n=4):
+        x = jax.random.normal(key, (n,))
+        return Squeeze(x.shape, key=key), x
+
+
+    def forwarded(key, n=4):
+        x = jax.random.normal(key, (n,))
+        return Block(n, key=key), x
+"""
+
+
+def test_keys_are_followed_through_chains_reexports_and_star_imports(tmp_path: Path) -> None:
+    """A consumer two modules away (make_block → Dense), reached through a package's
+    re-export (`pkg.make_block`) or a star import; a constructor that uses its key only when
+    no network is given; one that ignores its key; `**kwargs` handed to a consumer."""
+    package = make_package(tmp_path, {"layers.py": LAYERS, "blocks.py": BLOCKS})
+    (package / "__init__.py").write_text(textwrap.dedent(INIT))
+    (tmp_path / "train.py").write_text(textwrap.dedent(SCRIPT))
+    index = build_project_index([tmp_path / "train.py", package / "blocks.py"])
+    consumers = index.key_consumers
+    assert consumers["pkg.blocks.make_block"][1] == ("key",)  # through Dense, star-imported
+    assert consumers["pkg.make_block"] == consumers["pkg.blocks.make_block"]  # re-exported
+    assert consumers["pkg.blocks.Flow"][2] == (("key", "net"),)  # only without a net
+    assert consumers["pkg.layers.Squeeze"][1:] == ((), (), ())  # takes a key, draws nothing
+    assert consumers["pkg.layers.Block"][3] == ("**",)  # hands **kwargs to Dense
+    found = check(tmp_path, "train.py", "pkg")
+    assert sorted((d["path"], d["line"]) for d in found if d["code"] == "JAX501") == [
+        ("train.py", 11),  # make_block(key) after split(key)
+        ("train.py", 22),  # Flow without a net draws from the key that built `net`
+        ("train.py", 32),  # Block(key=key) reaches Dense after normal(key)
+    ]
 
 
 @pytest.mark.parametrize(

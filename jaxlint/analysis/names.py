@@ -88,6 +88,7 @@ class ImportTable:
     module_defined: set[str] = field(default_factory=set)
 
     package: str | None = None  # the module's package, for relative imports
+    starred: list[str] = field(default_factory=list)  # modules of `from m import *`
 
     @classmethod
     def from_ast(cls, tree: ast.Module, package: str | None = None) -> ImportTable:
@@ -116,6 +117,10 @@ class ImportTable:
     def add(self, node: ast.Import | ast.ImportFrom, *, keep_bound: bool = False) -> None:
         """Record the names an import statement binds; with `keep_bound`, only those the table
         does not bind yet (a function's own import, as seen from the rest of the module)."""
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            module = absolute_module(node.module, node.level, self.package)
+            if module is not None and module not in self.starred:
+                self.starred.append(module)
         for name, qualified in _import_bindings(node, self.package):
             if keep_bound and (name in self.aliases or name in self.module_defined):
                 continue
@@ -126,7 +131,9 @@ class ImportTable:
 
     def with_imports(self, statements: Iterable[ast.Import | ast.ImportFrom]) -> ImportTable:
         """This table with `statements` (a function's own imports) binding over it."""
-        table = ImportTable(dict(self.aliases), set(self.module_defined), self.package)
+        table = ImportTable(
+            dict(self.aliases), set(self.module_defined), self.package, list(self.starred)
+        )
         for statement in statements:
             table.add(statement)
         return table

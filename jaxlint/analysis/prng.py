@@ -19,11 +19,11 @@ import itertools
 import re
 import weakref
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from jaxlint.analysis.names import ImportTable, ast_target_names, dotted_ast
-from jaxlint.analysis.scope import FunctionInfo, ModuleIndex, imports_in
+from jaxlint.analysis.scope import FunctionInfo, KeyConsumerSummary, ModuleIndex, imports_in
 from jaxlint.diagnostics import Span
 
 RANDOM = "jax.random."
@@ -31,6 +31,7 @@ MAKERS = frozenset({"jax.random.PRNGKey", "jax.random.key", "jax.random.wrap_key
 SPLIT = "jax.random.split"
 PERMUTATION = "jax.random.permutation"
 KNOWN, NAMED, WEAK = "known", "named", "weak"  # how sure a consumption is
+FORWARDED = "**"  # in a summary's weak parameters: it hands its `**kwargs` on
 _NOTHING: frozenset[int] = frozenset()  # the objects of a value that cannot be a key
 # calls whose results are never keys (arrays, numbers, text)
 NO_KEYS = ("jax.numpy.", "numpy.", "jax.lax.", "jax.nn.", "math.", "builtins.")
@@ -141,8 +142,7 @@ _OTHER_CONSUMERS = (
 )
 
 
-# a function of another module that consumes keys: (its positional parameters, the consumed ones)
-KeyConsumer = tuple[tuple[str, ...], tuple[str, ...]]
+KeyConsumer = KeyConsumerSummary
 
 
 @dataclass(frozen=True)
@@ -205,6 +205,8 @@ class KeyFlow:
         self._index = weakref.ref(index)
         self.findings: dict[tuple[str, int], KeyFinding] = {}
         self._consumed: dict[int, frozenset[str]] = {}
+        self._guards: dict[int, tuple[tuple[str, str], ...]] = {}
+        self._weak: dict[int, frozenset[str]] = {}
         self._running: set[int] = set()
         self._next = 0
         self.birth: dict[int, int] = {}  # object → loop level it was made at
@@ -271,9 +273,29 @@ class KeyFlow:
             imports = imports_in(function, self.index.imports)
             walker = _Walker(self, function, imports)
             consumed = walker.run(body, list(function.params))
+            self._guards[key] = walker.guards()
+            self._weak[key] = walker.weakly_consumed() - consumed
         self._running.discard(key)
         self._consumed[key] = consumed
         return consumed
+
+    def summary(self, function: FunctionInfo, shift: int = 0) -> KeyConsumer:
+        """What a call of `function` does with its keys: its positional parameters (less the
+        `shift` a method's `self` takes), those it consumes, (key, other) pairs for a key it
+        uses only when the other is None (`if net is None: net = ResNet(key=key)`), and those
+        it hands only to weak consumers (a callee jaxlint cannot see), with `**` when it takes
+        no key parameter but hands its `**kwargs` on (a `key=` given to it may be consumed
+        there)."""
+        consumed = self.consumed_params(function)
+        weak = sorted(self._weak.get(id(function), ()))
+        if not KEY_KEYWORDS & set(function.params) and _forwards_kwargs(function.node):
+            weak.append(FORWARDED)
+        return (
+            tuple(function.positional[shift:]),
+            tuple(sorted(consumed)),
+            self._guards.get(id(function), ()),
+            tuple(weak),
+        )
 
     def add(self, finding: KeyFinding, objects: frozenset[int] = frozenset()) -> None:
         slot = (finding.code, id(finding.node))
@@ -310,8 +332,8 @@ def key_findings(index: ModuleIndex) -> list[KeyFinding]:
 
 
 def key_consumers(index: ModuleIndex, module: str) -> dict[str, KeyConsumer]:
-    """The module's functions (and classes, by `__init__`) that consume a key parameter, by
-    qualified name: what other modules of the project call them with (ProjectView)."""
+    """The module's functions (and classes, by `__init__`) that consume a key parameter or take
+    one, by qualified name: what other modules of the project call them with (ProjectView)."""
     flow = _module_flow(index)
     found = {}
     for function in index.functions:
@@ -320,11 +342,12 @@ def key_consumers(index: ModuleIndex, module: str) -> dict[str, KeyConsumer]:
         owner = function.class_info
         if owner is not None and function.name != "__init__":
             continue
-        consumed = flow.consumed_params(function)
-        if consumed:
+        summary = flow.summary(function, 1 if owner is not None else 0)
+        # one that takes a key and draws nothing from it is listed too: its callers then know
+        # (`ConditionalTransport(shape, key=key)` whose `__init__` ignores `key`)
+        if any(summary[1:]) or KEY_KEYWORDS & set(function.params):
             name = owner.node.name if owner is not None else function.name
-            positional = function.positional[1:] if owner is not None else function.positional
-            found[f"{module}.{name}"] = (tuple(positional), tuple(sorted(consumed)))
+            found[f"{module}.{name}"] = summary
     return found
 
 
@@ -442,6 +465,9 @@ class _Walker:
         self.returns: list[frozenset[int]] = []
         self.finals: list[_State] = []  # states at each `return`
         self.consumptions: list[tuple[str, int, ast.Call, ast.expr]] = []
+        # every consumption, weak ones too, and the name that must be None for it to happen
+        self.sites: list[tuple[int, ast.Call, str | None]] = []
+        self.conditional: dict[int, str] = {}  # argument → the name (see `_bound`)
         self.targets: dict[int, ast.expr] = {}  # a call assigned to one target → that target
         self.halves: dict[int, int] = {}  # a call indexed with a constant → the index
         self.sizes: dict[str, int] = {}  # a name bound to a list or tuple display → its length
@@ -465,6 +491,30 @@ class _Walker:
             for name, obj in self.params.items()
             if any(obj in s.uses and not s.uses[obj].weak for s in finals)
         )
+
+    def weakly_consumed(self) -> frozenset[str]:
+        """Parameters handed to any consumer, weak ones too."""
+        handed = {obj for obj, _, _ in self.sites}
+        return frozenset(name for name, obj in self.params.items() if obj in handed)
+
+    def guards(self) -> tuple[tuple[str, str], ...]:
+        """For each parameter handed to consumers (weak ones too) only under `if other is
+        None:` (or the `else` of `if other is not None:`) for one other parameter: (parameter,
+        other) — `if net is None: net = ResNet(key=key)` uses `key` only without a `net`."""
+        if self.function is None or not self.sites:
+            return ()
+        under = _none_guards(self.function.node, set(self.params))
+        found = []
+        for name, obj in sorted(self.params.items()):
+            sites = [
+                under.get(id(call), frozenset()) | ({none_if} if none_if in self.params else set())
+                for o, call, none_if in self.sites
+                if o == obj
+            ]
+            common = frozenset.intersection(*sites) if sites else frozenset()
+            if common:
+                found.append((name, min(common)))
+        return tuple(found)
 
     def lookup(self, state: _State, place: str) -> frozenset[int]:
         held = state.places.get(place)
@@ -925,16 +975,16 @@ class _Walker:
         callee = self._callee(node.func, qualified)
         if callee is not None:
             function, shift = callee
-            consumed = self.flow.consumed_params(function)
-            yield from _bound(node, args, keywords, function.positional[shift:], consumed)
+            summary = self.flow.summary(function, shift)
+            yield from _bound(node, args, keywords, summary, self.conditional, self.params)
             return
-        imported = self.flow.index.key_consumers.get(qualified)
+        imported = self._imported_consumer(node.func, qualified)
         if imported is not None:
-            yield from _bound(node, args, keywords, *imported)
+            yield from _bound(node, args, keywords, imported, self.conditional, self.params)
             return
         last = _last_name(node.func)
-        if last in STORING or last in SORTING:
-            return
+        if last in STORING or last in SORTING or self._project_function(node.func, qualified):
+            return  # (the project index says what the project's own functions consume)
         # a `key=` to a library that consumes it (`eqx.nn.Linear(3, 4, key=k)`); what a callee
         # jaxlint cannot see does with one is unknown (it may only `fold_in` named streams)
         library = qualified.startswith(CONSUMING_LIBRARIES)
@@ -959,7 +1009,6 @@ class _Walker:
             or last == "apply"  # haiku's `f.apply(params, rng, x)` draws only if the model does
             or last in LOOKUPS
             or PREDICATE.match(last)
-            or self._own_package(qualified)  # the project index says what those consume
             or _dummy_sample(node.func)
         ):
             return
@@ -967,9 +1016,37 @@ class _Walker:
             if not isinstance(argument, ast.Starred) and self._is_key(argument, _NOTHING):
                 yield argument, objects, WEAK
 
-    def _own_package(self, qualified: str) -> bool:
-        root = (self.imports.package or "").partition(".")[0]
-        return bool(root) and qualified.startswith(root + ".")
+    def _imported_consumer(self, func: ast.expr, qualified: str) -> KeyConsumer | None:
+        """The project consumer a call runs: by its qualified name, or a bare name a `from m
+        import *` may have bound (`AttentionBlock(key=k)` after `from .layers import *`)."""
+        consumers = self.flow.index.key_consumers
+        if qualified:
+            return consumers.get(qualified)
+        if not isinstance(func, ast.Name) or func.id in self.imports.module_defined:
+            return None
+        for module in self.imports.starred:
+            found = consumers.get(f"{module}.{func.id}")
+            if found is not None:
+                return found
+        return None
+
+    def _project_function(self, func: ast.expr, qualified: str) -> bool:
+        """A function or class of this module's own package, which the project index
+        summarises (`describe(key)` imported from `.noise`, or bound by a `from .layers
+        import *`): not listed as a consumer, it consumes nothing. Not a method reached
+        through a class (`models.MLP.create`): those are not summarised."""
+        own = (self.imports.package or "").partition(".")[0]
+        packages = self.flow.index.project_packages | ({own} if own else set())
+        if qualified:
+            parts = qualified.split(".")
+            return parts[0] in packages and not any(p[:1].isupper() for p in parts[:-1])
+        starred = self.imports.starred
+        return (
+            isinstance(func, ast.Name)
+            and func.id not in self.imports.module_defined
+            and bool(starred)
+            and all(m.partition(".")[0] in packages for m in starred)
+        )
 
     def _is_key(self, argument: ast.expr, objects: frozenset[int]) -> bool:
         if objects & self.flow.keys:
@@ -1057,6 +1134,8 @@ class _Walker:
                         loop=frame.node,
                     )
                 )
+        none_if = self.conditional.pop(id(argument), None)
+        self.sites.extend((obj, call, none_if) for obj in objects)
         if place is not None and not weak:
             self.consumptions.append((place, next(iter(objects)), call, argument))
             for frame in reversed(self.loops):
@@ -1544,22 +1623,102 @@ def _bound(
     node: ast.Call,
     args: list[frozenset[int]],
     keywords: dict[str | None, frozenset[int]],
-    positional: Iterable[str],
-    consumed: Iterable[str],
+    summary: KeyConsumer,
+    conditional: dict[int, str] | None = None,
+    conditional_on: Container[str] = (),
 ) -> Iterator[tuple[ast.expr, frozenset[int], str]]:
-    """The arguments of a call bound to the parameters its callee consumes as keys."""
-    consumed = set(consumed)
-    if not consumed:
-        return
+    """The arguments of a call bound to the parameters its callee consumes as keys (weakly:
+    those it hands only to weak consumers; see `KeyFlow.summary`). A key the
+    callee uses only when another parameter is None is not consumed when the call passes that
+    one, and weakly consumed (as the callee's own consumers are) when it does not; when the call
+    passes one of `conditional_on` (the caller's parameters: `net=net`), `conditional` learns
+    that argument → name: the key is used only when that name is None (a guard the caller's own
+    summary inherits)."""
+    positional, consumed, guards, weak = summary
+    strength = dict.fromkeys(weak, WEAK) | dict.fromkeys(consumed, KNOWN)
     names = list(positional)
+    given = {k.arg: k.value for k in node.keywords if k.arg is not None}
     for position, argument in enumerate(node.args):
         if isinstance(argument, ast.Starred):
             break
-        if position < len(names) and names[position] in consumed:
-            yield argument, args[position], KNOWN
+        if position < len(names):
+            given[names[position]] = argument
+    for key, other in guards:
+        value = given.get(other)
+        argument = given.get(key)
+        if (
+            conditional is not None
+            and isinstance(value, ast.Name)
+            and value.id in conditional_on
+            and argument is not None
+        ):
+            conditional[id(argument)] = value.id
+            strength.setdefault(key, WEAK)
+        elif value is not None and not (isinstance(value, ast.Constant) and value.value is None):
+            strength.pop(key, None)
+        else:
+            strength.setdefault(key, WEAK)
+    if not strength and FORWARDED not in weak:
+        return
+    for position, argument in enumerate(node.args):
+        if isinstance(argument, ast.Starred):
+            break
+        if position < len(names) and names[position] in strength:
+            yield argument, args[position], strength[names[position]]
     for keyword in node.keywords:
-        if keyword.arg in consumed:
-            yield keyword.value, keywords[keyword.arg], KNOWN
+        if keyword.arg in strength:
+            yield keyword.value, keywords[keyword.arg], strength[keyword.arg]
+        elif FORWARDED in weak and keyword.arg in KEY_KEYWORDS and keyword.arg not in names:
+            yield keyword.value, keywords[keyword.arg], WEAK
+
+
+def _forwards_kwargs(function: ast.AST) -> bool:
+    """Does `function` take `**kwargs` and pass them on (`super().__init__(**kwargs)`)?"""
+    kwarg = getattr(getattr(function, "args", None), "kwarg", None)
+    if kwarg is None:
+        return False
+    return any(
+        isinstance(node, ast.Call)
+        and any(
+            k.arg is None and isinstance(k.value, ast.Name) and k.value.id == kwarg.arg
+            for k in node.keywords
+        )
+        for node in ast.walk(function)
+    )
+
+
+def _none_guards(function: ast.AST, params: set[str]) -> dict[int, frozenset[str]]:
+    """Call → the parameters that are None wherever it runs (`if net is None:` bodies and
+    `if net is not None:` else arms)."""
+    found: dict[int, frozenset[str]] = {}
+
+    def tested(test: ast.expr, operator: type) -> str | None:
+        if (
+            isinstance(test, ast.Compare)
+            and len(test.ops) == 1
+            and isinstance(test.ops[0], operator)
+            and isinstance(test.left, ast.Name)
+            and test.left.id in params
+            and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value is None
+        ):
+            return test.left.id
+        return None
+
+    def visit(nodes: Iterable[ast.AST], none: frozenset[str]) -> None:
+        for node in nodes:
+            if isinstance(node, ast.If):
+                visit([node.test], none)
+                is_none, not_none = tested(node.test, ast.Is), tested(node.test, ast.IsNot)
+                visit(node.body, none | {is_none} if is_none else none)
+                visit(node.orelse, none | {not_none} if not_none else none)
+                continue
+            if isinstance(node, ast.Call) and none:
+                found[id(node)] = none
+            visit(ast.iter_child_nodes(node), none)
+
+    visit(getattr(function, "body", []), frozenset())
+    return found
 
 
 def _runs_once(loop: ast.AST, sizes: Mapping[str, int]) -> bool:

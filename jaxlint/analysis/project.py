@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from jaxlint.analysis.jax_api import TraceKind, TraceReason
-from jaxlint.analysis.names import absolute_module
+from jaxlint.analysis.names import ImportTable, absolute_module
 from jaxlint.analysis.prng import KeyConsumer, key_consumers
 from jaxlint.analysis.project_view import AskedNames, ProjectView
 from jaxlint.analysis.scope import ModuleIndex, build_index
@@ -25,6 +25,7 @@ from jaxlint.analysis.source import mentions_x64, parse_python, special_file_kin
 from jaxlint.cache import Store, code_version, key_of
 
 MAX_MODULES = 5000  # a tree larger than this is linted module by module, as before
+MAX_CONSUMER_ROUNDS = 8  # rounds of following keys through other modules' consumers
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ class ProjectIndex:
     key_consumers: dict[str, KeyConsumer] = field(default_factory=dict)
     # folder → its top-level package folder (see `_program`), as this index found them
     _package_tops: dict[str, str | None] = field(default_factory=dict, repr=False)
+    _packages: frozenset[str] | None = field(default=None, repr=False)
 
     def confirms(self, premise: Premise, *, key_consumers: bool = True) -> bool:
         """Would the finished index have told an analysis what it was told while the index was
@@ -67,8 +69,16 @@ class ProjectIndex:
         key = str(real)
         site = self.sites.get(key)
         x64 = self.x64_by_program.get(_program(real, self._package_tops), False)
+        if self._packages is None:
+            self._packages = frozenset(
+                s.name.partition(".")[0] for s in self.sites.values() if s.package is not None
+            )
         return ProjectView(
-            site.package if site else None, self.marks.get(key, {}), x64, self.key_consumers
+            site.package if site else None,
+            self.marks.get(key, {}),
+            x64,
+            self.key_consumers,
+            self._packages,
         )
 
 
@@ -204,10 +214,14 @@ def build_project_index(
     # a module's marks are final once every module importing it is done: it is linted as
     # parsed, with no need to be parsed again (the order changes nothing else)
     marked_by: dict[tuple[str, str], str] = {}
+    asked: dict[str, frozenset[str]] = {}  # module → the project consumers its summary asked
+    reexports: dict[str, list[tuple[str, str]]] = {}  # module name → (name or "*", target)
     for key in importers_first(sources, index.sites, by_name):
-        outgoing, consumers, parsed = _outgoing(
+        outgoing, consumers, parsed, asked[key], exported = _outgoing(
             sources[key], index, key, jit_decorators, store, keep=on_parsed is not None
         )
+        if exported:
+            reexports[index.sites[key].name] = exported
         if parsed is not None and on_parsed is not None:
             on_parsed(parsed)
         index.key_consumers.update(consumers)
@@ -228,7 +242,137 @@ def build_project_index(
             ):
                 marks[function] = (kind, how.in_module(caller))
                 marked_by[target_key, function] = key
+    _through_consumers(index, sources, asked, reexports, jit_decorators, store)
     return index
+
+
+def _through_consumers(
+    index: ProjectIndex,
+    sources: Mapping[str, bytes],
+    asked: dict[str, frozenset[str]],
+    reexports: Mapping[str, list[tuple[str, str]]],
+    jit_decorators: tuple[str, ...],
+    store: Store | None,
+) -> None:
+    """Summaries that hand a key on to another module's consumer (`make_block(key)` calling
+    `blocks.Attention(key=key)`): each module was summarised knowing no other module's
+    consumers; a module that asked about one that exists is summarised again with all of them,
+    until nothing changes (a chain of n modules takes n rounds). A consumer a package
+    re-exports (`from .nn.resnet import ResNet` in `pkg/__init__.py`) is listed under that name
+    too (`pkg.ResNet`)."""
+    defined = dict(index.key_consumers)  # by the modules that define them
+    told: dict[str, dict[str, KeyConsumer]] = dict.fromkeys(asked, {})  # what each was told
+    for _ in range(MAX_CONSUMER_ROUNDS):
+        _with_reexports(index, defined, reexports)
+        changed = False
+        for key in sorted(asked):
+            known = {n: index.key_consumers[n] for n in asked[key] if n in index.key_consumers}
+            if known == told[key]:
+                continue
+            consumers, asked[key] = _consumers_knowing(
+                sources[key], index, key, asked[key], jit_decorators, store
+            )
+            told[key] = known
+            site_name = index.sites[key].name
+            before = {n: c for n, c in defined.items() if _defined_in(n, site_name)}
+            if consumers != before:
+                for name in before:
+                    del defined[name]
+                defined.update(consumers)
+                changed = True
+        if not changed:
+            break
+    _with_reexports(index, defined, reexports)
+
+
+def _with_reexports(
+    index: ProjectIndex,
+    defined: Mapping[str, KeyConsumer],
+    reexports: Mapping[str, list[tuple[str, str]]],
+) -> None:
+    """`index.key_consumers`: the consumers as defined, and under each name a module of the
+    project re-exports them by (through chains of re-exports)."""
+    merged = dict(defined)
+    for _ in range(MAX_CONSUMER_ROUNDS):
+        added = False
+        for module, pairs in sorted(reexports.items()):
+            for name, target in pairs:
+                if name == "*":
+                    found = [
+                        (n.rpartition(".")[2], c)
+                        for n, c in merged.items()
+                        if n.rpartition(".")[0] == target
+                    ]
+                else:
+                    found = [(name, merged[target])] if target in merged else []
+                for exported, consumer in found:
+                    if f"{module}.{exported}" not in merged:
+                        merged[f"{module}.{exported}"] = consumer
+                        added = True
+        if not added:
+            break
+    index.key_consumers.clear()
+    index.key_consumers.update(merged)
+
+
+def _defined_in(qualified: str, module: str) -> bool:
+    head, _, name = qualified.rpartition(".")
+    return head == module and "." not in name
+
+
+def _consumers_knowing(
+    data: bytes,
+    project: ProjectIndex,
+    path: str,
+    asked: frozenset[str],
+    jit_decorators: tuple[str, ...],
+    store: Store | None,
+) -> tuple[dict[str, KeyConsumer], frozenset[str]]:
+    """The module's key consumers, its calls to the project's consumers followed."""
+    site = project.sites[path]
+    known = {n: project.key_consumers[n] for n in sorted(asked) if n in project.key_consumers}
+    key = ""
+    if store is not None:
+        key = key_of(
+            code_version(),
+            data,
+            site.name,
+            site.package or "",
+            json.dumps([jit_decorators, sorted(project.marks.get(path, {}))]),
+            json.dumps(sorted((n, list(map(list, c))) for n, c in known.items())),
+        )
+        cached = store.get(key)
+        if cached is not None:
+            consumers, names = cached
+            return _consumers_from_json(consumers), frozenset(names)
+    module = build_index(
+        parse_python(data.decode("utf-8"), path),
+        jit_decorators,
+        split_lines(data.decode("utf-8")),
+        package=site.package,
+        traced_from_outside=project.marks.get(path, {}),
+    )
+    view = AskedNames(project.key_consumers)
+    module.key_consumers = view
+    consumers = key_consumers(module, site.name)
+    names = frozenset(view.asked)
+    if store is not None:
+        store.put(key, [_consumers_to_json(consumers), sorted(names)])
+    return consumers, names
+
+
+def _consumers_to_json(consumers: Mapping[str, KeyConsumer]) -> dict[str, list]:
+    return {
+        name: [list(p), list(c), [list(g) for g in gs], list(w)]
+        for name, (p, c, gs, w) in consumers.items()
+    }
+
+
+def _consumers_from_json(consumers: Mapping[str, list]) -> dict[str, KeyConsumer]:
+    return {
+        name: (tuple(p), tuple(c), tuple((k, o) for k, o in gs), tuple(w))
+        for name, (p, c, gs, w) in consumers.items()
+    }
 
 
 def _outgoing(
@@ -238,9 +382,16 @@ def _outgoing(
     jit_decorators: tuple[str, ...],
     store: Store | None,
     keep: bool = False,
-) -> tuple[list[tuple[str, TraceKind, TraceReason]], dict[str, KeyConsumer], ParsedModule | None]:
-    """What the module's traced code calls in other modules, and its functions that consume
-    PRNG keys (both empty when it does not parse); and, with `keep`, the module as parsed."""
+) -> tuple[
+    list[tuple[str, TraceKind, TraceReason]],
+    dict[str, KeyConsumer],
+    ParsedModule | None,
+    frozenset[str],
+    list[tuple[str, str]],
+]:
+    """What the module's traced code calls in other modules, its functions that consume PRNG
+    keys (both empty when it does not parse); with `keep`, the module as parsed; the project
+    consumers it asked about; and what it re-exports of its package (`_project_reexports`)."""
     key = ""
     site = project.sites[path]
     marks = project.marks.get(path, {})
@@ -252,23 +403,26 @@ def _outgoing(
         )
         cached = store.get(key)
         if cached is not None:
-            calls, consumers = cached
+            calls, consumers, names, exported = cached
             outgoing = [(q, TraceKind(k), TraceReason.from_json(how)) for q, k, how in calls]
-            consumed = {name: (tuple(p), tuple(c)) for name, (p, c) in consumers.items()}
-            return outgoing, consumed, None
+            exports = [(n, t) for n, t in exported]
+            return outgoing, _consumers_from_json(consumers), None, frozenset(names), exports
     parsed = None
     try:
         text = data.decode("utf-8")
         tree = parse_python(text, path)
     except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
-        outgoing, consumers = [], {}
+        outgoing, consumers, names, exports = [], {}, frozenset(), []
     else:
         module = build_index(
             tree, jit_decorators, split_lines(text), package=package, traced_from_outside=marks
         )
-        module.key_consumers = AskedNames({})
+        view = AskedNames({})
+        module.key_consumers = view
         outgoing = list(module.outgoing)
         consumers = key_consumers(module, site.name)
+        names = frozenset(view.asked)
+        exports = _project_reexports(module.imports, package) if _is_init(path) else []
         if keep:
             marks = dict(marks)  # later modules may still mark this one
             view = replace(
@@ -277,8 +431,22 @@ def _outgoing(
             parsed = ParsedModule(path, text, module, view)
     if store is not None:
         calls = [(q, int(k), how.to_json()) for q, k, how in outgoing]
-        store.put(key, [calls, {name: list(map(list, c)) for name, c in consumers.items()}])
-    return outgoing, consumers, parsed
+        store.put(key, [calls, _consumers_to_json(consumers), sorted(names), exports])
+    return outgoing, consumers, parsed, names, exports
+
+
+def _is_init(path: str) -> bool:
+    return Path(path).name == "__init__.py"
+
+
+def _project_reexports(imports: ImportTable, package: str | None) -> list[tuple[str, str]]:
+    """(name, target) for each name of its own package a package's `__init__` imports at module
+    level (re-exports it), and ("*", module) for each star import."""
+    root = (package or "").partition(".")[0]
+    if not root:
+        return []
+    named = [(n, t) for n, t in sorted(imports.aliases.items()) if t.startswith(root + ".")]
+    return named + [("*", m) for m in imports.starred if m.partition(".")[0] == root]
 
 
 _IMPORT = re.compile(

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from jaxlint.analysis.jax_api import TraceKind, TraceReason
+from jaxlint.analysis.scope import KeyConsumerSummary
 
 V = TypeVar("V")
 
@@ -22,9 +23,9 @@ class ProjectView:
     enables_x64: bool = False
     # functions of the project that consume a PRNG key parameter, by qualified name:
     # (positional parameters, the consumed ones) (JAX501/JAX502)
-    key_consumers: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(
-        default_factory=dict
-    )
+    key_consumers: Mapping[str, KeyConsumerSummary] = field(default_factory=dict)
+    # the project's top-level packages: what they define is summarised in `key_consumers`
+    packages: frozenset[str] = frozenset()
 
 
 class AskedNames(Mapping[str, V]):

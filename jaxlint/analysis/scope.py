@@ -64,6 +64,12 @@ _CONTAINER_FACTORIES = frozenset(
 
 
 T = TypeVar("T")
+# a function of the project that consumes keys: its positional parameters, the consumed ones,
+# (key, other) pairs for a key consumed only when the other parameter is None, and the parameters
+# it hands only to weak consumers (callees jaxlint cannot see)
+KeyConsumerSummary = tuple[
+    tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], ...], tuple[str, ...]
+]
 
 
 @dataclass(eq=False)
@@ -279,9 +285,9 @@ class ModuleIndex:
     # jax_enable_x64 is turned on by this module or, as far as the project index saw, the project
     enables_x64: bool = False
     # functions of other modules of the project that consume a key parameter (ProjectView)
-    key_consumers: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(
-        default_factory=dict
-    )
+    key_consumers: Mapping[str, KeyConsumerSummary] = field(default_factory=dict)
+    # the project's top-level packages (ProjectView)
+    project_packages: frozenset[str] = frozenset()
     # calls from traced code to functions imported from elsewhere: (qualified callee, trace kind,
     # caller); the project index marks the callees traced in their own modules
     outgoing: list[tuple[str, TraceKind, TraceReason]] = field(default_factory=list)

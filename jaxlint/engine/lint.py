@@ -190,6 +190,7 @@ def _project_facts(index: ModuleIndex, project: ProjectView | None) -> None:
     project = project or ProjectView()
     index.enables_x64 = project.enables_x64 or mentions_x64(index.text)
     index.key_consumers = project.key_consumers
+    index.project_packages = project.packages
 
 
 def run_rules(
