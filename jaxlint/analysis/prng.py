@@ -22,6 +22,7 @@ from collections import Counter
 from collections.abc import Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
+from jaxlint.analysis.alternatives import are_alternatives
 from jaxlint.analysis.names import ImportTable, ast_target_names, dotted_ast
 from jaxlint.analysis.scope import FunctionInfo, KeyConsumerSummary, ModuleIndex, imports_in
 from jaxlint.diagnostics import Span
@@ -1158,6 +1159,7 @@ class _Walker:
                 or self._recomputed(first, call, via)
                 or self._compared(first, call)
                 or self._test_policy_allows(first.via, via)
+                or self._alternatives(first.node, call)
             )
             if (
                 repeat
@@ -1193,6 +1195,12 @@ class _Walker:
             use = state.uses.get(obj)
             if use is None or (use.weak and not weak) or self._result_unused(use.node):
                 state.uses[obj] = _Use(call, argument, via, True, state.depth, weak)
+
+    def _alternatives(self, first: ast.Call, call: ast.Call) -> bool:
+        """The two results reach only opposite arms of one selection (`jnp.where(c, a, b)`,
+        `lax.cond(p, f, g)`): whichever is kept, no two kept numbers share bits."""
+        scope = self.function.node if self.function is not None else self.flow.index.tree
+        return are_alternatives(scope, first, call, self.imports)
 
     def _test_policy_allows(self, first_via: str, via: str) -> bool:
         """In test code one key fed twice to the code under test is how runs are made
