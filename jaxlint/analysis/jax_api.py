@@ -523,6 +523,10 @@ ARRAY_ANNOTATIONS = frozenset(
 STATIC_ANNOTATIONS = frozenset({"str", "bool", "Callable", "type", "Enum", "Literal"})
 # ... and what `eqx.filter_jit` also holds static: every Python scalar (it traces arrays only).
 FILTER_JIT_STATIC_ANNOTATIONS = STATIC_ANNOTATIONS | {"int", "float", "complex"}
+# arrays made from the data given (`jnp.array([[0, 1], [1, 0]])`: as long as the display)
+ARRAY_FROM_DATA = frozenset(
+    {"jax.numpy.array", "jax.numpy.asarray", "numpy.array", "numpy.asarray"}
+)
 SEQUENCE_CONSTRUCTORS = (
     "jax.numpy.array",
     "jax.numpy.asarray",

@@ -231,6 +231,10 @@ class Query:
         """A Python list or tuple built here (see FunctionValues.python_sequence)."""
         return self.frame is not None and self.frame.values.python_sequence(expression)
 
+    def fixed_length(self, expression: cst.BaseExpression) -> bool:
+        """An array of a literal display (see FunctionValues.fixed_length)."""
+        return self.frame is not None and self.frame.values.fixed_length(expression)
+
     def unproven_array(self, expression: cst.BaseExpression) -> bool:
         """Taken for an array without evidence (see FunctionValues.unproven_array)."""
         return self.frame is not None and self.frame.values.unproven_array(expression)

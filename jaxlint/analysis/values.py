@@ -19,6 +19,7 @@ from jaxlint.analysis.jax_api import (
     ARRAY_ANNOTATIONS,
     ARRAY_ATTRIBUTES,
     ARRAY_EVIDENCE_ATTRIBUTES,
+    ARRAY_FROM_DATA,
     ARRAY_METHODS,
     CONTAINER_ANNOTATIONS,
     SEQUENCE_CONSTRUCTORS,
@@ -201,6 +202,24 @@ class FunctionValues:
         bound = self.bindings_of(expression.value)
         return bool(bound) and all(
             kind == "assign" and isinstance(value, displays) for kind, value in bound
+        )
+
+    def fixed_length(self, expression: cst.BaseExpression) -> bool:
+        """Is this an array whose leading length is written in the code: every binding of the
+        name is `jnp.array([...])` of a list or tuple display (nine literal offsets)?"""
+        if not isinstance(expression, cst.Name) or expression.value not in self.locals:
+            return False
+        bound = self.bindings_of(expression.value)
+        return bool(bound) and all(
+            kind == "assign" and self._array_of_display(value) for kind, value in bound
+        )
+
+    def _array_of_display(self, value: cst.CSTNode) -> bool:
+        return (
+            isinstance(value, cst.Call)
+            and self.resolve(value.func) in ARRAY_FROM_DATA
+            and bool(value.args)
+            and isinstance(value.args[0].value, (cst.List, cst.Tuple))
         )
 
     def unproven_array(self, expression: cst.BaseExpression) -> bool:
@@ -911,6 +930,8 @@ class _Evaluator:
             name = qualified[len("builtins.") :]
             if name == "len":
                 return Kind.SHAPE if arguments and arguments[0] == Kind.ARRAY else Kind.STATIC
+            if name == "min" and not strongest.traced and _literal_int_argument(node):
+                return Kind.STATIC  # `min(5, n // 10 + 2)`: at most 5, whatever the data
             if name in ("min", "max", "abs", "round", "pow", "divmod", "sum"):
                 if strongest.traced:
                     return Kind.ARRAY if Kind.ARRAY in arguments else Kind.TRACED
@@ -985,3 +1006,9 @@ def _head_name(node: cst.BaseExpression) -> str:
     while isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
         node = node.value if not isinstance(node, cst.Call) else node.func
     return node.value if isinstance(node, cst.Name) else ""
+
+
+def _literal_int_argument(node: cst.Call) -> bool:
+    return any(
+        isinstance(a.value, cst.Integer) and not a.star and a.keyword is None for a in node.args
+    )

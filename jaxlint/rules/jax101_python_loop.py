@@ -169,6 +169,8 @@ class PythonLoopOverArray(Rule):
                 return None
         if context.unproven_array(iterable):
             return None  # as often a list of arrays: iterating it is static structure
+        if context.fixed_length(iterable):
+            return None  # `jnp.array([[0, 1], [1, 0]])`: as many steps as rows written
         kind = context.kind(iterable) if loop is None else context.kind_at(iterable, loop)
         if kind == Kind.ARRAY:
             return f"`{code_of(iterable)}`"
