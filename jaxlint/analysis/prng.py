@@ -474,6 +474,7 @@ class _Walker:
         self.sizes: dict[str, int] = {}  # a name bound to a list or tuple display → its length
         self.instances: dict[str, str] = {}  # a name bound to an instance of a module class
         self._dead: set[int] | None = None  # `jax.random` calls whose results nothing reads
+        self._discarded: set[int] = set()  # calls that are statements of their own
 
     # -- places and objects ---------------------------------------------------------------
 
@@ -586,6 +587,8 @@ class _Walker:
         elif isinstance(node, ast.Raise):
             return None
         elif isinstance(node, ast.If):
+            if isinstance(node.test, ast.Constant):  # `if False:` switched off: never runs
+                return self.block(node.body if node.test.value else node.orelse, state)
             self.expr(node.test, state)
             arms = [self.block(node.body, state.copy(1)), self.block(node.orelse, state.copy(1))]
             return self.merge(arms, state.depth)
@@ -736,13 +739,40 @@ class _Walker:
 
     def _result_unused(self, call: ast.Call) -> bool:
         """Is `call` a `jax.random` call whose result nothing reads (a bare statement, or bound
-        to names this scope never reads: `k1, k2 = split(key)` with neither used)? Then it drew
-        nothing that is used, and a later consumer of its key shares no numbers with it."""
+        to names this scope never reads: `k1, k2 = split(key)` with neither used), or a pure
+        function's call on a line of its own? Then it drew nothing that is used, and a later
+        consumer of its key shares no numbers with it."""
         if self._dead is None:
             function = self.function
             scope: ast.AST = function.node if function is not None else self.flow.index.tree
             self._dead = _unused_random_results(scope, self.imports)
-        return id(call) in self._dead
+            self._discarded = {
+                id(n.value)
+                for n in ast.walk(scope)
+                if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)
+            }
+        return id(call) in self._dead or (
+            id(call) in self._discarded and self._pure_function_call(call)
+        )
+
+    def _pure_function_call(self, call: ast.Call) -> bool:
+        """A call of a function of this module that returns a value and changes nothing
+        outside (no attribute or item stores, no global): discarding its result (a smoke
+        call, `loss(params, batch, key)` on its own line) discards all it drew."""
+        callee = self._callee(call.func, self.imports.resolve(dotted_ast(call.func)) or "")
+        if callee is None:
+            return False
+        node = callee[0].node
+        returns = False
+        for inner in ast.walk(node):
+            if isinstance(inner, (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom)):
+                return False
+            if isinstance(inner, (ast.Attribute, ast.Subscript)) and isinstance(
+                inner.ctx, (ast.Store, ast.Del)
+            ):
+                return False
+            returns = returns or (isinstance(inner, ast.Return) and inner.value is not None)
+        return returns or isinstance(node, ast.Lambda)
 
     def _carried_reuses(self, frame: _Loop, back: _State | None, before: _State) -> None:
         """A key the body consumes and the back edge carries to a consumer of the loop-carried
@@ -1167,6 +1197,7 @@ class _Walker:
                 and not deliberate
                 and not (weak and not strong)
                 and not self._result_unused(first.node)
+                and not self._result_unused(call)
             ):
                 how = (
                     f"split on line {first.node.lineno}"
@@ -1478,7 +1509,66 @@ def _unused_random_results(scope: ast.AST, imports: ImportTable) -> set[int]:
         plain = all(isinstance(t, (ast.Name, ast.Tuple, ast.List, ast.Starred)) for t in targets)
         if plain and not any(name.id in read for name in names):
             unused.add(id(value))
-    return unused
+    return unused | _overwritten_draws(scope, imports)
+
+
+def _overwritten_draws(scope: ast.AST, imports: ImportTable) -> set[int]:
+    """`jax.random` results bound to names that a later statement of the same block rebinds
+    before anything reads them (`y = normal(key, s)` then `y = None`), outside loops (where the
+    next iteration may read them first)."""
+    found: set[int] = set()
+    for block in _blocks(scope, in_loop=False):
+        for position, statement in enumerate(block):
+            if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call)):
+                continue
+            if not (imports.resolve(dotted_ast(statement.value.func)) or "").startswith(RANDOM):
+                continue
+            if not all(isinstance(t, (ast.Name, ast.Tuple, ast.List)) for t in statement.targets):
+                continue
+            names = {
+                n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name)
+            }
+            for later in block[position + 1 :]:
+                if names & _values_read(later):
+                    break
+                if isinstance(later, ast.Assign) and names <= {
+                    n.id
+                    for t in later.targets
+                    for n in ast.walk(t)
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+                }:
+                    found.add(id(statement.value))
+                    break
+    return found
+
+
+def _values_read(statement: ast.stmt) -> set[str]:
+    """Names whose values `statement` reads: `y.shape` reads only the shape of `y`."""
+    shape_only = {
+        id(n.value)
+        for n in ast.walk(statement)
+        if isinstance(n, ast.Attribute) and n.attr in ("shape", "dtype", "ndim", "size")
+    }
+    return {
+        n.id
+        for n in ast.walk(statement)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in shape_only
+    }
+
+
+def _blocks(node: ast.AST, *, in_loop: bool) -> Iterator[list[ast.stmt]]:
+    """The statement lists of a function's body and nested blocks that are not in a loop."""
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(node, name, None)
+        if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+            looped = in_loop or isinstance(node, (ast.For, ast.AsyncFor, ast.While))
+            if not looped:
+                yield block
+            for statement in block:
+                if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    yield from _blocks(statement, in_loop=looped)
+    for handler in getattr(node, "handlers", []):
+        yield from _blocks(handler, in_loop=in_loop)
 
 
 def _names_read(scope: ast.AST) -> set[str]:
