@@ -120,7 +120,10 @@ def test_applied_suggestions_remove_the_reuse(path: Path) -> None:
         assert result.fixed_source is None
         return
     fixed = result.fixed_source
-    assert fixed is not None, "no fix applied in a fixture with findings"
+    if fixed is None:  # then every finding says why it has no fix (a seed is not a key)
+        reasons = [d.fix.note for d in result.diagnostics if d.fix is not None]
+        assert result.diagnostics and all(reasons) and len(reasons) == len(result.diagnostics)
+        return
     compile(fixed, str(path), "exec")
     fixed_module = _load(path, fixed)
     original = _load(path)

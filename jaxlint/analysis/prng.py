@@ -131,6 +131,13 @@ CONSUMING_LIBRARIES = (
     "distrax.",
     "tensorflow_probability.",
 )
+# the same key to two calls of these lines them up on purpose: `x` and `y` permuted alike, a
+# numpyro model and its guide seeded alike (their plates subsample the same indices)
+ALIGNED = frozenset({PERMUTATION, "numpyro.handlers.seed"})
+# what makes a key (or a stream of keys) from a seed; an `nnx.Rngs` derives its streams with
+# `fold_in`, so its numbers are not those of a key made from the same seed
+NNX_RNGS = "flax.nnx.Rngs"
+SEEDERS = frozenset({"jax.random.PRNGKey", "jax.random.key", NNX_RNGS})
 TEST_FRAMEWORKS = ("pytest", "unittest", "absl.testing", "hypothesis")
 TIME_CALLS = frozenset({"time.time", "time.time_ns", "time.perf_counter", "time.monotonic"})
 # text of a consumer that is not a `jax.random` call: a key keyword, linen's `init`/`rngs={}`
@@ -163,6 +170,8 @@ class KeyFinding:
     # JAX502: the loop's integer index, when folding it into the key makes every iteration's
     # key distinct (the loop is not inside another loop the key is also unchanged in)
     fold_in_index: str | None = None
+    # the place holds an integer seed, not a key (`Dense(seed=seed)` twice): no key to split
+    seed: bool = False
 
 
 @dataclass(eq=False)
@@ -426,7 +435,11 @@ def _may_consume(
     calls: Counter[int] = Counter()  # function → how many of the consuming functions it uses
     while found:
         # called, or handed to a transform (`jax.grad(loss)(p, key)`, `self._loss`)
-        names = {span[2].name for span in found}
+        names = {span[2].name for span in found} | {  # a constructor is called by its class
+            span[2].class_info.node.name
+            for span in found
+            if span[2].name == "__init__" and span[2].class_info is not None
+        }
         found = []
         for span in functions:
             function = span[2]
@@ -475,6 +488,8 @@ class _Walker:
         self.instances: dict[str, str] = {}  # a name bound to an instance of a module class
         self._dead: set[int] | None = None  # `jax.random` calls whose results nothing reads
         self._discarded: set[int] = set()  # calls that are statements of their own
+        # `fold_in(PRNGKey(seed), 123)`: a key made only to derive another from
+        self._folded_makers: set[int] = set()
 
     # -- places and objects ---------------------------------------------------------------
 
@@ -730,7 +745,7 @@ class _Walker:
         if _runs_once(frame.node, self.sizes):
             return
         for place, obj, call, key in frame.events:
-            if self._shuffles_loop_item(call, frame):
+            if self._shuffles_loop_item(call, frame) or _seed_per_variant(call, key, frame):
                 continue
             if not frame.closure and obj not in back.uses:
                 continue  # not consumed on a path that comes round again (it `break`s)
@@ -841,6 +856,7 @@ class _Walker:
         if self.imports.resolve(dotted_ast(call.func)) == FOLD_IN:
             place = f"jax.random.fold_in({place}, {ast.unparse(call.args[1])})"
         self.flow.reported.add(obj)
+        seed = _is_seed(place)
         per_iteration = sum(1 for event in frame.events if event[1] == obj)
         enclosing = self.loops[-1].level if self.loops else None
         alone = enclosing is None or self.flow.birth.get(obj, 0) >= enclosing
@@ -850,11 +866,16 @@ class _Walker:
                 call,
                 key,
                 f"`{place}` is consumed here on every iteration of the {kind} but never "
-                "advanced, so every iteration draws the same random numbers; split it (or "
-                "`jax.random.fold_in` the loop index) inside the loop",
+                "advanced, so every iteration draws the same random numbers; "
+                + (
+                    "give each iteration its own seed (`seed + i`) or split one key"
+                    if seed
+                    else "split it (or `jax.random.fold_in` the loop index) inside the loop"
+                ),
                 loop=frame.node,
                 consumers=per_iteration,
-                fold_in_index=_loop_index(frame.node) if alone else None,
+                fold_in_index=_loop_index(frame.node) if alone and not seed else None,
+                seed=seed,
             )
         )
 
@@ -944,6 +965,8 @@ class _Walker:
 
     def call(self, node: ast.Call, state: _State) -> frozenset[int]:
         qualified = self.imports.resolve(dotted_ast(node.func)) or ""
+        if qualified == FOLD_IN and node.args and isinstance(node.args[0], ast.Call):
+            self._folded_makers.add(id(node.args[0]))
         receiver_root = None
         if isinstance(node.func, ast.Attribute) and not qualified:
             self.expr(node.func.value, state)
@@ -994,6 +1017,17 @@ class _Walker:
         (a `jax.random` call, a function of the project), NAMED (a library's `key=`, `init`) or
         WEAK (a `key=`, or a key by position, to a callee jaxlint cannot see); the last two count
         only for an argument that is, or looks like, a key."""
+        if id(node) in self._folded_makers and _last_name(node.func) in ("PRNGKey", "key"):
+            return  # `fold_in(PRNGKey(seed), 123)`: a key other than the seed's own
+        if qualified in SEEDERS:
+            # a seed held in a variable makes the same key every time it is used: two keys
+            # (or two `nnx.Rngs`) from one `seed` draw the same numbers
+            seeds = [(a, o) for a, o in zip(node.args, args, strict=True)]
+            seeds += [(k.value, keywords[k.arg]) for k in node.keywords if k.arg is not None]
+            for argument, objects in seeds:
+                if isinstance(argument, ast.Name):
+                    yield argument, objects, KNOWN
+            return
         if qualified.startswith(RANDOM):
             if qualified in NOT_CONSUMING:
                 return
@@ -1182,7 +1216,7 @@ class _Walker:
             )
             strong = [u for u in uses if not u.weak]
             first = max(strong or uses, key=lambda u: (u.node.lineno, u.node.col_offset))
-            aligned = first.via == via == PERMUTATION  # `x, y` shuffled alike, on purpose
+            aligned = first.via == via in ALIGNED  # `x, y` shuffled alike, on purpose
             aligned = aligned or self._other_half(first.node, call, via)
             deliberate = (
                 aligned
@@ -1190,6 +1224,7 @@ class _Walker:
                 or self._compared(first, call)
                 or self._test_policy_allows(first.via, via)
                 or self._alternatives(first.node, call)
+                or (first.via == NNX_RNGS) != (via == NNX_RNGS)  # see NNX_RNGS
             )
             if (
                 repeat
@@ -1202,22 +1237,30 @@ class _Walker:
                 how = (
                     f"split on line {first.node.lineno}"
                     if first.via == SPLIT
+                    else f"the seed of `{first.via}` on line {first.node.lineno}"
+                    if first.via in SEEDERS
                     else f"consumed by `{first.via}` on line {first.node.lineno}"
                 )
                 if via == first.via == FOLD_IN:
                     place = f"jax.random.fold_in({place}, {ast.unparse(call.args[1])})"
                     how = f"derived with the same data on line {first.node.lineno}"
                 self.flow.reported |= objects
+                seed = _is_seed(place)
+                advice = (
+                    "give each consumer its own seed, or make one key and split it"
+                    if seed
+                    else "split it and give each consumer its own key"
+                )
                 self.flow.add(
                     KeyFinding(
                         "JAX501",
                         call,
                         argument,
                         f"`{place}` was already {how}; using it again gives the same (or "
-                        "correlated) random numbers; split it and give each consumer its own "
-                        "key",
+                        f"correlated) random numbers; {advice}",
                         first=first.node,
                         first_key=first.key,
+                        seed=seed,
                     ),
                     objects,
                 )
@@ -1237,7 +1280,7 @@ class _Walker:
         """In test code one key fed twice to the code under test is how runs are made
         reproducible and comparable; a reuse there counts only between two `jax.random` calls
         (inputs meant to differ)."""
-        both_random = first_via.startswith(RANDOM) and via.startswith(RANDOM)
+        both_random = all(v.startswith(RANDOM) and v not in SEEDERS for v in (first_via, via))
         return not both_random and self._in_test()
 
     def _in_test(self) -> bool:
@@ -1473,6 +1516,23 @@ def _last_name(func: ast.expr) -> str:
     if isinstance(func, ast.Attribute):
         return func.attr
     return func.id if isinstance(func, ast.Name) else ""
+
+
+def _is_seed(place: str) -> bool:
+    """A place named like a seed (`seed`, `random_seed`, `self.seed`), not like a key."""
+    name = _split_place(place)[1]
+    return "seed" in name.lower() and not KEY_NAME.search(name)
+
+
+def _seed_per_variant(call: ast.Call, key: ast.expr, frame: _Loop) -> bool:
+    """A seed (not a key) given unchanged to a call that also takes what the loop varies
+    (`for name in controllers: run(name, seed)`): each variant run on the same random numbers,
+    a fair comparison; a call that varies nothing builds identical copies."""
+    place = _place(key)
+    if place is None or KEY_NAME.search(_split_place(place)[1]):
+        return False
+    varied = _loop_targets(frame.node)
+    return any(isinstance(n, ast.Name) and n.id in varied for n in ast.walk(call))
 
 
 def _dummy_sample(func: ast.expr) -> bool:

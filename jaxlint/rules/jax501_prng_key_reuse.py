@@ -85,6 +85,8 @@ class PrngKeyReuse(KeyFindingRule):
 
     def fix(self, second: cst.Call, finding: KeyFinding) -> Edit | Refusal:
         name = finding.key.id if isinstance(finding.key, ast.Name) else None
+        if finding.seed:
+            return Refusal("an integer seed, not a key: give each consumer its own seed by hand")
         if name is None or not isinstance(finding.first_key, ast.Name):
             return Refusal("the key is not a plain local name: split it by hand")
         if finding.carried:

@@ -22,6 +22,8 @@ class PrngKeyInLoop(KeyFindingRule):
                 "make the key once before the loop and fold in the loop index: where the seed "
                 "comes from is yours to choose"
             )
+        if finding.seed:
+            return Refusal("an integer seed, not a key: give each iteration its own seed by hand")
         if finding.fold_in_index is None:
             return Refusal(
                 "the loop has no integer index that is distinct on every iteration (or an "
