@@ -101,9 +101,17 @@ class JitOfFreshCallable(Rule):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         info = self.context.function
-        if info is None or info.parent is None or not self._in_loop_of(info.parent):
+        if info is None or info.parent is None:
             return
-        if self._items and _calls_any(node, self._items[-1]):
+        in_loop = self._in_loop_of(info.parent)
+        # or made on every call of a function the module calls in a loop, and used there only
+        # (`_weights(self, X)` jitting a nested solver, called once per `fit` iteration)
+        if not in_loop and (
+            info.parent.name not in _called_in_loops(self.context.index)
+            or _escapes(info.name, info.parent.node)
+        ):
+            return
+        if in_loop and self._items and _calls_any(node, self._items[-1]):
             return  # it calls the loop's item: another program per iteration (see visit_Call)
         for decorator in node.decorators:
             expression = decorator.decorator
@@ -112,7 +120,7 @@ class JitOfFreshCallable(Rule):
                 used = {n.id for n in ast.walk(info.node) if isinstance(n, ast.Name)}
                 captured = used - info.local_names - set(info.params)
                 what = f"`@{code_of(expression)}` on `{node.name.value}`"
-                self._report(decorator, what, info.parent, captured)
+                self._report(decorator, what, info.parent, captured, in_loop)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if any(isinstance(t.target, (cst.Subscript, cst.Attribute)) for t in node.targets):
@@ -307,6 +315,38 @@ def _nested_def_names(index: ModuleIndex) -> frozenset[str]:
         "jax302-nested",
         lambda: frozenset(f.name for f in index.functions if f.parent is not None),
     )
+
+
+def _escapes(name: str, function: ast.AST) -> bool:
+    """Does `function` return its nested `name`, or store it (a factory, a cache): then it is
+    built once and kept, not made anew for each use."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Return):
+            kept: list[ast.AST] = [node.value] if node.value is not None else []
+        elif isinstance(node, ast.Assign):
+            stores = any(isinstance(t, (ast.Attribute, ast.Subscript)) for t in node.targets)
+            kept = [node.value] if stores else []
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            kept = list(node.args) if node.func.attr in STORING_METHODS else []
+        else:
+            continue
+        if any(_holds(value, name) for value in kept):
+            return True
+    return False
+
+
+def _holds(value: ast.AST, name: str) -> bool:
+    """Is `value` the function itself, a display holding it, or a transform of it not called
+    (`jax.vmap(g)`)? (`jax.vmap(g)(x)` returns what it computed, not the function.)"""
+    if isinstance(value, ast.Name):
+        return value.id == name
+    if isinstance(value, (ast.Tuple, ast.List, ast.Set)):
+        return any(_holds(e, name) for e in value.elts)
+    if isinstance(value, ast.Dict):
+        return any(_holds(v, name) for v in value.values)
+    if isinstance(value, ast.Call):
+        return any(_holds(a, name) for a in value.args)
+    return False
 
 
 def _called_in_loops(index: ModuleIndex) -> frozenset[str]:
