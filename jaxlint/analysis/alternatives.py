@@ -27,26 +27,35 @@ SELECTIONS = {
 Arm = tuple[str, int]  # (the condition's text, which arm)
 
 
-def are_alternatives(
-    scope: ast.AST, first: ast.Call, second: ast.Call, imports: ImportTable
-) -> bool:
-    """Do the results of `first` and `second` reach only opposite arms of selections that all
-    test one condition?"""
-    parents = {id(child): node for node in ast.walk(scope) for child in ast.iter_child_nodes(node)}
-    arms = _arms(scope, imports)
-    reached = []
-    for call in (first, second):
-        found = set()
-        for use in _uses(scope, call, parents, arms):
-            arm = _arm_of(use, parents, arms)
-            if arm is None:
-                return False
-            found.add(arm)
-        if not found:
+class Selections:
+    """The selections of one scope (its `jnp.where`s, `lax.cond`s…), read once, asked about
+    each pair of draws that share a key."""
+
+    def __init__(self, scope: ast.AST, imports: ImportTable) -> None:
+        self.scope = scope
+        self.parents = {
+            id(child): node for node in ast.walk(scope) for child in ast.iter_child_nodes(node)
+        }
+        self.arms = _arms(scope, imports)
+
+    def alternatives(self, first: ast.Call, second: ast.Call) -> bool:
+        """Do the results of `first` and `second` reach only opposite arms of selections that
+        all test one condition?"""
+        if not self.arms:
             return False
-        reached.append(found)
-    conditions = {condition for found in reached for condition, _ in found}
-    return len(conditions) == 1 and not (reached[0] & reached[1])
+        reached = []
+        for call in (first, second):
+            found = set()
+            for use in _uses(self.scope, call, self.parents, self.arms):
+                arm = _arm_of(use, self.parents, self.arms)
+                if arm is None:
+                    return False
+                found.add(arm)
+            if not found:
+                return False
+            reached.append(found)
+        conditions = {condition for found in reached for condition, _ in found}
+        return len(conditions) == 1 and not (reached[0] & reached[1])
 
 
 def _arms(scope: ast.AST, imports: ImportTable) -> dict[int, Arm]:

@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
-from jaxlint.analysis.alternatives import are_alternatives
+from jaxlint.analysis.alternatives import Selections
 from jaxlint.analysis.names import ImportTable, ast_target_names, dotted_ast
 from jaxlint.analysis.scope import FunctionInfo, KeyConsumerSummary, ModuleIndex, imports_in
 from jaxlint.diagnostics import Span
@@ -217,6 +217,7 @@ class KeyFlow:
         self._consumed: dict[int, frozenset[str]] = {}
         self._guards: dict[int, tuple[tuple[str, str], ...]] = {}
         self._weak: dict[int, frozenset[str]] = {}
+        self._summaries: dict[tuple[int, int], KeyConsumer] = {}
         self._running: set[int] = set()
         self._next = 0
         self.birth: dict[int, int] = {}  # object → loop level it was made at
@@ -296,16 +297,19 @@ class KeyFlow:
         it hands only to weak consumers (a callee jaxlint cannot see), with `**` when it takes
         no key parameter but hands its `**kwargs` on (a `key=` given to it may be consumed
         there)."""
-        consumed = self.consumed_params(function)
-        weak = sorted(self._weak.get(id(function), ()))
-        if not KEY_KEYWORDS & set(function.params) and _forwards_kwargs(function.node):
-            weak.append(FORWARDED)
-        return (
-            tuple(function.positional[shift:]),
-            tuple(sorted(consumed)),
-            self._guards.get(id(function), ()),
-            tuple(weak),
-        )
+        slot = (id(function), shift)
+        if slot not in self._summaries:
+            consumed = self.consumed_params(function)
+            weak = sorted(self._weak.get(id(function), ()))
+            if not KEY_KEYWORDS & set(function.params) and _forwards_kwargs(function.node):
+                weak.append(FORWARDED)
+            self._summaries[slot] = (
+                tuple(function.positional[shift:]),
+                tuple(sorted(consumed)),
+                self._guards.get(id(function), ()),
+                tuple(weak),
+            )
+        return self._summaries[slot]
 
     def add(self, finding: KeyFinding, objects: frozenset[int] = frozenset()) -> None:
         slot = (finding.code, id(finding.node))
@@ -488,6 +492,7 @@ class _Walker:
         self.instances: dict[str, str] = {}  # a name bound to an instance of a module class
         self._dead: set[int] | None = None  # `jax.random` calls whose results nothing reads
         self._discarded: set[int] = set()  # calls that are statements of their own
+        self._selections: Selections | None = None  # the scope's `jnp.where`s, `lax.cond`s
         # `fold_in(PRNGKey(seed), 123)`: a key made only to derive another from
         self._folded_makers: set[int] = set()
 
@@ -1022,7 +1027,7 @@ class _Walker:
         if qualified in SEEDERS:
             # a seed held in a variable makes the same key every time it is used: two keys
             # (or two `nnx.Rngs`) from one `seed` draw the same numbers
-            seeds = [(a, o) for a, o in zip(node.args, args, strict=True)]
+            seeds = list(zip(node.args, args, strict=True))
             seeds += [(k.value, keywords[k.arg]) for k in node.keywords if k.arg is not None]
             for argument, objects in seeds:
                 if isinstance(argument, ast.Name):
@@ -1216,21 +1221,11 @@ class _Walker:
             )
             strong = [u for u in uses if not u.weak]
             first = max(strong or uses, key=lambda u: (u.node.lineno, u.node.col_offset))
-            aligned = first.via == via in ALIGNED  # `x, y` shuffled alike, on purpose
-            aligned = aligned or self._other_half(first.node, call, via)
-            deliberate = (
-                aligned
-                or self._recomputed(first, call, via)
-                or self._compared(first, call)
-                or self._test_policy_allows(first.via, via)
-                or self._alternatives(first.node, call)
-                or (first.via == NNX_RNGS) != (via == NNX_RNGS)  # see NNX_RNGS
-            )
-            if (
+            if (  # the cheap tests first: the others read the whole function
                 repeat
                 and place is not None
-                and not deliberate
                 and not (weak and not strong)
+                and not self._deliberate(first, call, via)
                 and not self._result_unused(first.node)
                 and not self._result_unused(call)
             ):
@@ -1270,11 +1265,25 @@ class _Walker:
             if use is None or (use.weak and not weak) or self._result_unused(use.node):
                 state.uses[obj] = _Use(call, argument, via, True, state.depth, weak)
 
+    def _deliberate(self, first: _Use, call: ast.Call, via: str) -> bool:
+        """Is the second use of the key on purpose, or harmless by construction?"""
+        return (
+            first.via == via in ALIGNED  # `x, y` shuffled alike, on purpose
+            or self._other_half(first.node, call, via)
+            or self._recomputed(first, call, via)
+            or self._compared(first, call)
+            or self._test_policy_allows(first.via, via)
+            or self._alternatives(first.node, call)
+            or (first.via == NNX_RNGS) != (via == NNX_RNGS)  # see NNX_RNGS
+        )
+
     def _alternatives(self, first: ast.Call, call: ast.Call) -> bool:
         """The two results reach only opposite arms of one selection (`jnp.where(c, a, b)`,
         `lax.cond(p, f, g)`): whichever is kept, no two kept numbers share bits."""
-        scope = self.function.node if self.function is not None else self.flow.index.tree
-        return are_alternatives(scope, first, call, self.imports)
+        if self._selections is None:
+            scope = self.function.node if self.function is not None else self.flow.index.tree
+            self._selections = Selections(scope, self.imports)
+        return self._selections.alternatives(first, call)
 
     def _test_policy_allows(self, first_via: str, via: str) -> bool:
         """In test code one key fed twice to the code under test is how runs are made

@@ -339,19 +339,14 @@ def _consumers_knowing(
             site.name,
             site.package or "",
             json.dumps([jit_decorators, sorted(project.marks.get(path, {}))]),
-            json.dumps(sorted((n, list(map(list, c))) for n, c in known.items())),
+            json.dumps(sorted(_consumers_to_json(known).items())),
         )
         cached = store.get(key)
         if cached is not None:
             consumers, names = cached
             return _consumers_from_json(consumers), frozenset(names)
-    module = build_index(
-        parse_python(data.decode("utf-8"), path),
-        jit_decorators,
-        split_lines(data.decode("utf-8")),
-        package=site.package,
-        traced_from_outside=project.marks.get(path, {}),
-    )
+    text = data.decode("utf-8")
+    module = _index_of(text, path, jit_decorators, site.package, project.marks.get(path, {}))
     view = AskedNames(project.key_consumers)
     module.key_consumers = view
     consumers = key_consumers(module, site.name)
@@ -410,13 +405,10 @@ def _outgoing(
     parsed = None
     try:
         text = data.decode("utf-8")
-        tree = parse_python(text, path)
+        module = _index_of(text, path, jit_decorators, package, marks)
     except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
         outgoing, consumers, names, exports = [], {}, frozenset(), []
     else:
-        module = build_index(
-            tree, jit_decorators, split_lines(text), package=package, traced_from_outside=marks
-        )
         view = AskedNames({})
         module.key_consumers = view
         outgoing = list(module.outgoing)
@@ -433,6 +425,22 @@ def _outgoing(
         calls = [(q, int(k), how.to_json()) for q, k, how in outgoing]
         store.put(key, [calls, _consumers_to_json(consumers), sorted(names), exports])
     return outgoing, consumers, parsed, names, exports
+
+
+def _index_of(
+    text: str,
+    path: str,
+    jit_decorators: tuple[str, ...],
+    package: str | None,
+    marks: Mapping[str, tuple[TraceKind, TraceReason]],
+) -> ModuleIndex:
+    return build_index(
+        parse_python(text, path),
+        jit_decorators,
+        split_lines(text),
+        package=package,
+        traced_from_outside=marks,
+    )
 
 
 def _is_init(path: str) -> bool:
