@@ -202,13 +202,17 @@ def index_project(
     With `check` when not fixing, each file is also linted as the index parses it, which saves
     parsing and indexing it again (in one process: a pool lints in parallel instead); a check
     is kept where the finished index confirms what it was told, and made again for the rules
-    that read the project's key consumers where only those turned out different."""
+    that read the project's key consumers where only those turned out different (unless the
+    index's pass following keys through other modules made them with what it finally knows)."""
     from jaxlint.analysis.project import ParsedModule, Premise, build_project_index
     from jaxlint.engine.registry import ENGINE_CODES, all_rules
 
     checking = check and not options.fix
     wanted = {os.path.realpath(p): str(p) for p in python_files} if checking else {}
     done: list[tuple[Premise, str, str, tuple[Diagnostic, ...]]] = []
+    key_rules = {code for code, rule in all_rules().items() if rule.reads_key_consumers}
+    key_config = replace(config, ignore=config.ignore + tuple(sorted(set(all_rules()) - key_rules)))
+    again: dict[str, tuple[Premise, tuple[Diagnostic, ...]]] = {}  # the latest key-rule check
 
     def check_parsed(parsed: ParsedModule) -> None:
         path = wanted.get(parsed.key)
@@ -216,11 +220,16 @@ def index_project(
             return
         from jaxlint.fixes.pipeline import lint_source
 
+        chosen = key_config if parsed.key_rules_only else config
         try:
-            result = lint_source(parsed.text, path, config, project=parsed.view, parsed=parsed)
+            result = lint_source(parsed.text, path, chosen, project=parsed.view, parsed=parsed)
         except Exception:  # linted again, and reported, the ordinary way
+            again.pop(path, None)
             return
-        done.append((parsed.premise(), path, parsed.text, tuple(result.diagnostics)))
+        if parsed.key_rules_only:
+            again[path] = (parsed.premise(), tuple(result.diagnostics))
+        else:
+            done.append((parsed.premise(), path, parsed.text, tuple(result.diagnostics)))
 
     with fewer_collections():
         project = build_project_index(
@@ -229,7 +238,6 @@ def index_project(
             options.cache_root,
             on_parsed=check_parsed if wanted else None,
         )
-    key_rules = {code for code, rule in all_rules().items() if rule.reads_key_consumers}
     checked = {}
     for premise, path, text, diagnostics in done:
         if project.confirms(premise):
@@ -239,7 +247,12 @@ def index_project(
             d.code in ENGINE_CODES for d in diagnostics
         ):
             kept = tuple(d for d in diagnostics if d.code not in key_rules)
-            checked[path] = EarlyCheck(text, kept, frozenset(key_rules))
+            later, found = again.get(path, (None, ()))
+            if later is not None and project.confirms(later):
+                merged = sorted(kept + found, key=Diagnostic.sort_key)
+                checked[path] = EarlyCheck(text, tuple(merged))
+            else:
+                checked[path] = EarlyCheck(text, kept, frozenset(key_rules))
     return replace(options, project=project, checked=checked)
 
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import ast
 import bisect
+import builtins
+import functools
 import itertools
 import re
 import weakref
@@ -24,7 +26,14 @@ from dataclasses import dataclass, field, replace
 
 from jaxlint.analysis.alternatives import Selections
 from jaxlint.analysis.names import ImportTable, ast_target_names, dotted_ast
-from jaxlint.analysis.scope import FunctionInfo, KeyConsumerSummary, ModuleIndex, imports_in
+from jaxlint.analysis.project_view import ask_consumer
+from jaxlint.analysis.scope import (
+    FORWARDED,
+    FunctionInfo,
+    KeyConsumerSummary,
+    ModuleIndex,
+    imports_in,
+)
 from jaxlint.diagnostics import Span
 
 RANDOM = "jax.random."
@@ -32,7 +41,6 @@ MAKERS = frozenset({"jax.random.PRNGKey", "jax.random.key", "jax.random.wrap_key
 SPLIT = "jax.random.split"
 PERMUTATION = "jax.random.permutation"
 KNOWN, NAMED, WEAK = "known", "named", "weak"  # how sure a consumption is
-FORWARDED = "**"  # in a summary's weak parameters: it hands its `**kwargs` on
 _NOTHING: frozenset[int] = frozenset()  # the objects of a value that cannot be a key
 # calls whose results are never keys (arrays, numbers, text)
 NO_KEYS = ("jax.numpy.", "numpy.", "jax.lax.", "jax.nn.", "math.", "builtins.")
@@ -143,11 +151,22 @@ TIME_CALLS = frozenset({"time.time", "time.time_ns", "time.perf_counter", "time.
 # text of a consumer that is not a `jax.random` call: a key keyword, linen's `init`/`rngs={}`
 _KEYWORD_CONSUMER = r"\b(?:key|rng|rng_key|prng_key|prngkey|random_key|dropout_rng)\s*=(?!=)"
 _LOOP_TEXT = ("for ", "while ", "scan(", "fori_loop(", "while_loop(", "map(")
-# a call handed a key by position (`env.step(key, s, a)`, `trainer(rng, n)`), on one line
-_POSITIONAL_CONSUMER = r"\b\w+\s*\((?:[^()\n]*?,)?\s*\w*(?:key|rng)\w*\s*[,)]"
+# a call handed a key by position (`env.step(key, s, a)`, `trainer(rng, n)`), on one line —
+# not to a callee `_consumed_arguments` never counts as a weak consumer (a builtin, a class, a
+# lookup or store, a predicate: `d.get(key)`, `isinstance(key, str)`, `Node(key)`)
+_KEY_LIKE = r"\w*(?:key|rng)\w*|k\d*"  # an argument named like a key (as `KEY_NAME`)
+_NEVER_WEAK = sorted(
+    {n for n in dir(builtins) if n[:1].islower()} | SORTING | STORING | LOOKUPS | {"apply"}
+)
+_POSITIONAL_CONSUMER = (
+    rf"\b(?!(?:{'|'.join(_NEVER_WEAK)})\s*\()"
+    r"(?![A-Z])(?!_*(?:is|has|check|assert|validate|ensure)(?:_|[A-Z]|\s*\())"
+    rf"\w+\s*\((?:[^()\n]*?,)?\s*(?:{_KEY_LIKE})\s*[,)]"
+)
 _OTHER_CONSUMERS = (
     _KEYWORD_CONSUMER + r"|\.init\s*\(|\brngs\s*=\s*\{|import[^\n]*random|" + _POSITIONAL_CONSUMER
 )
+_OTHER_CONSUMERS_RE = re.compile(_OTHER_CONSUMERS)
 
 
 KeyConsumer = KeyConsumerSummary
@@ -260,10 +279,10 @@ class KeyFlow:
         return frozenset({made})
 
     def run_module(self) -> None:
-        direct, tokens = _consumer_text(self.index.imports, self.index.key_consumers)
         text = self.index.text
         if "random" not in text and "key" not in text and "rng" not in text:
             return
+        direct, tokens = _consumer_text(self.index.imports, self.index.key_consumers, text)
         self._candidates, findable = _may_consume(self.index, direct, tokens)
         _Walker(self, None, self.index.imports).run(self.index.tree.body, [])
         for function in self.index.functions:
@@ -366,8 +385,8 @@ def key_consumers(index: ModuleIndex, module: str) -> dict[str, KeyConsumer]:
 
 
 def _consumer_text(
-    imports: ImportTable, imported: Mapping[str, KeyConsumer]
-) -> tuple[re.Pattern[str], tuple[str, ...]]:
+    imports: ImportTable, imported: Mapping[str, KeyConsumer], text: str
+) -> tuple[_ConsumerCalls, tuple[str, ...]]:
     """What a call consuming a key looks like in this module's text (`jr.normal(`,
     `jax.random.split(`, `normal(` imported from jax.random or a consumer imported from the
     project, a key keyword…), and substrings one of which every line holding one contains."""
@@ -376,21 +395,23 @@ def _consumer_text(
     # x)` may call a consumer of theirs (asked of `imported` by name only: iterating it would
     # make every check depend on every consumer of the project)
     package = (imports.package or "").partition(".")[0]
+    # only a name the module calls is asked of the project (a re-export in `__init__` or an
+    # import for an annotation leaves the module's analysis as it is whatever the name does)
     for alias, target in imports.aliases.items():
         if target == "jax":
             modules.append(rf"{re.escape(alias)}\.random")
         elif target == "jax.random":
             modules.append(re.escape(alias))
-        elif target.startswith(RANDOM) or target in imported:
+        elif target.startswith(RANDOM):
             functions.append(alias)
-        elif package and target.startswith(package + "."):
-            project_modules.append(alias)
-    modules += map(re.escape, project_modules)
-    parts = [_OTHER_CONSUMERS]
-    if modules:
-        parts.append(rf"\b(?:{'|'.join(modules)})\.\w+\s*\(")
-    if functions:
-        parts.append(rf"\b(?:{'|'.join(map(re.escape, functions))})\s*\(")
+        elif "." in target:  # (a consumer is named `module.function`)
+            if (
+                _calls(text, alias)
+                and ask_consumer(imported, target, key_keywords=False) is not None
+            ):
+                functions.append(alias)
+            elif package and target.startswith(package + "."):
+                project_modules.append(alias)
     module_aliases = [a for a, t in imports.aliases.items() if t == "jax.random"]
     tokens = (  # "key" and "rng" are in every `_KEYWORD_CONSUMER` and `_POSITIONAL_CONSUMER`
         "random",
@@ -400,11 +421,84 @@ def _consumer_text(
         *(a + "." for a in (*module_aliases, *project_modules)),
         *functions,
     )
-    return re.compile("|".join(parts)), tokens
+    random_calls = rf"\b(?:{'|'.join(sorted(modules))})\.\w+\s*\(" if modules else ""
+    calls = _ConsumerCalls(
+        _compiled(random_calls), frozenset(project_modules), frozenset(functions)
+    )
+    return calls, tokens
+
+
+def _calls(text: str, name: str) -> bool:
+    """Does `text` call `name` (`name(`, `name (`, `x.name(`: what `\\bname\\s*\\(` finds)?"""
+    at = text.find(name)
+    while at >= 0:
+        end = at + len(name)
+        before = text[at - 1] if at else " "
+        if not (before.isalnum() or before == "_") and text[end : end + 80].lstrip()[:1] == "(":
+            return True
+        at = text.find(name, end)
+    return False
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(pattern: str) -> re.Pattern[str] | None:
+    return re.compile(pattern) if pattern else None
+
+
+# `sampling.perturb(k1, x)` (a module of the project handed a key), `normal(` (a consumer
+# imported by name): the name is looked up in the module's sets, not compiled into a pattern
+_PROJECT_MODULE_CALL = re.compile(rf"\b(\w+)\.\w+\s*\((?:[^()\n]*?,)?\s*(?:{_KEY_LIKE})\s*[,)]")
+_NAME_CALL = re.compile(r"\b(\w+)\s*\(")
+
+
+@dataclass(frozen=True)
+class _ConsumerCalls:
+    """The consumer calls of one module's text: `_OTHER_CONSUMERS`, calls into `jax.random`
+    by its module aliases, calls with a key into the module's `project_modules`, and calls of
+    the consumers imported by name (`functions`), in that order of preference."""
+
+    random_modules: re.Pattern[str] | None
+    project_modules: frozenset[str]
+    functions: frozenset[str]
+
+    def count(self, line: str) -> int:
+        """How many consumer calls `line` holds: as many as `findall` of the union of the
+        four patterns would give (leftmost first, the earlier pattern on a tie)."""
+        count, at = 0, 0
+        while at <= len(line):
+            found = [
+                m
+                for m in (
+                    _OTHER_CONSUMERS_RE.search(line, at),
+                    self.random_modules.search(line, at) if self.random_modules else None,
+                    _first_of(_PROJECT_MODULE_CALL, line, at, self.project_modules),
+                    _first_of(_NAME_CALL, line, at, self.functions),
+                )
+                if m is not None
+            ]
+            if not found:
+                return count
+            match = min(found, key=lambda m: m.start())  # `min` keeps the first of equals
+            count += 1
+            at = match.end() if match.end() > match.start() else match.start() + 1
+        return count
+
+
+def _first_of(
+    pattern: re.Pattern[str], line: str, at: int, names: frozenset[str]
+) -> re.Match[str] | None:
+    """The first match of `pattern` from `at` whose first group is one of `names` (no match
+    of the others can hide one: a name starts each, and none holds a name and a call)."""
+    if not names:
+        return None
+    for match in pattern.finditer(line, at):
+        if match.group(1) in names:
+            return match
+    return None
 
 
 def _may_consume(
-    index: ModuleIndex, direct: re.Pattern[str], tokens: tuple[str, ...]
+    index: ModuleIndex, direct: _ConsumerCalls, tokens: tuple[str, ...]
 ) -> tuple[set[int], set[int]]:
     """Functions whose text calls a consumer, or (transitively) a function that may; and those
     of them that may hold a finding: two consumer calls, or one and a loop."""
@@ -432,7 +526,7 @@ def _may_consume(
             if bisect.bisect_left(ordered, span[0]) < bisect.bisect_right(ordered, span[1])
         ]
 
-    sites = Counter({n: len(direct.findall(lines[n - 1])) for n in lines_with(tokens)})
+    sites = Counter({n: direct.count(lines[n - 1]) for n in lines_with(tokens)})
     sites = +sites  # lines that only held a token, not a consumer, drop out
     found = holding(sites, functions)
     seen = {id(span[2]) for span in found}
@@ -523,9 +617,13 @@ class _Walker:
         """For each parameter handed to consumers (weak ones too) only under `if other is
         None:` (or the `else` of `if other is not None:`) for one other parameter: (parameter,
         other) — `if net is None: net = ResNet(key=key)` uses `key` only without a `net`."""
-        if self.function is None or not self.sites:
+        handed = {o for o, _, _ in self.sites}
+        if self.function is None or not handed & set(self.params.values()):
             return ()
-        under = _none_guards(self.function.node, set(self.params))
+        function, lines = self.function, self.flow.index.lines
+        text = lines[function.start_line - 1 : function.end_line]
+        tests_none = any("None" in line for line in text)
+        under = _none_guards(function.node, set(self.params)) if tests_none else {}
         found = []
         for name, obj in sorted(self.params.items()):
             sites = [
@@ -1048,7 +1146,7 @@ class _Walker:
             summary = self.flow.summary(function, shift)
             yield from _bound(node, args, keywords, summary, self.conditional, self.params)
             return
-        imported = self._imported_consumer(node.func, qualified)
+        imported = self._imported_consumer(node, qualified)
         if imported is not None:
             yield from _bound(node, args, keywords, imported, self.conditional, self.params)
             return
@@ -1086,16 +1184,17 @@ class _Walker:
             if not isinstance(argument, ast.Starred) and self._is_key(argument, _NOTHING):
                 yield argument, objects, WEAK
 
-    def _imported_consumer(self, func: ast.expr, qualified: str) -> KeyConsumer | None:
+    def _imported_consumer(self, node: ast.Call, qualified: str) -> KeyConsumer | None:
         """The project consumer a call runs: by its qualified name, or a bare name a `from m
         import *` may have bound (`AttentionBlock(key=k)` after `from .layers import *`)."""
-        consumers = self.flow.index.key_consumers
+        consumers, func = self.flow.index.key_consumers, node.func
+        keyworded = any(k.arg is None or k.arg in KEY_KEYWORDS for k in node.keywords)
         if qualified:
-            return consumers.get(qualified)
+            return ask_consumer(consumers, qualified, key_keywords=keyworded)
         if not isinstance(func, ast.Name) or func.id in self.imports.module_defined:
             return None
         for module in self.imports.starred:
-            found = consumers.get(f"{module}.{func.id}")
+            found = ask_consumer(consumers, f"{module}.{func.id}", key_keywords=keyworded)
             if found is not None:
                 return found
         return None

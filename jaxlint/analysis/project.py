@@ -19,7 +19,7 @@ from pathlib import Path
 from jaxlint.analysis.jax_api import TraceKind, TraceReason
 from jaxlint.analysis.names import ImportTable, absolute_module
 from jaxlint.analysis.prng import KeyConsumer, key_consumers
-from jaxlint.analysis.project_view import AskedNames, ProjectView
+from jaxlint.analysis.project_view import Asked, AskedNames, ProjectView
 from jaxlint.analysis.scope import ModuleIndex, build_index
 from jaxlint.analysis.source import mentions_x64, parse_python, special_file_kind, split_lines
 from jaxlint.cache import Store, code_version, key_of
@@ -59,9 +59,9 @@ class ProjectIndex:
             return False
         if not key_consumers:
             return True
-        return premise.asked is not None and not any(
-            name in self.key_consumers for name in premise.asked
-        )
+        if premise.asked is None:
+            return False
+        return premise.asked.informative(self.key_consumers) == dict(premise.told)
 
     def view(self, path: str) -> ProjectView:
         """What linting `path` needs from the index."""
@@ -85,26 +85,30 @@ class ProjectIndex:
 @dataclass(frozen=True)
 class Premise:
     """What an analysis of a module was told by an index still being built: the functions
-    traced from outside, and the names of project key consumers it asked about (None: it
-    listed them all)."""
+    traced from outside, the names of project key consumers it asked about (None: it listed
+    them all), and what it was told of those (`Asked.informative`)."""
 
     key: str
     marks: Mapping[str, tuple[TraceKind, TraceReason]]
-    asked: frozenset[str] | None
+    asked: Asked | None
+    told: Mapping[str, KeyConsumer] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class ParsedModule:
     """A module as the index parsed it: what linting it would parse and index again.
 
-    Its index was built with the marks `view` holds and sees no key consumer of the project; a
-    lint of it is the lint the finished index would give when `ProjectIndex.confirms` its
+    Its index was built with the marks `view` holds and sees the key consumers of the project
+    known so far (none on the index's first pass; with `key_rules_only`, a pass that follows
+    keys through other modules, when only the rules reading key consumers need to run again);
+    a lint of it is the lint the finished index would give when `ProjectIndex.confirms` its
     `premise()`."""
 
     key: str
     text: str
     index: ModuleIndex
     view: ProjectView
+    key_rules_only: bool = False
 
     def premise(self) -> Premise:
         """What the analyses of this module so far were told (call it after them)."""
@@ -112,7 +116,7 @@ class ParsedModule:
         asked = self.index.key_consumers
         if not isinstance(asked, AskedNames) or asked.asked_everything:
             return Premise(self.key, marks, None)
-        return Premise(self.key, marks, frozenset(asked.asked))
+        return Premise(self.key, marks, asked.asked, asked.told())
 
 
 OnParsed = Callable[[ParsedModule], None]
@@ -214,7 +218,7 @@ def build_project_index(
     # a module's marks are final once every module importing it is done: it is linted as
     # parsed, with no need to be parsed again (the order changes nothing else)
     marked_by: dict[tuple[str, str], str] = {}
-    asked: dict[str, frozenset[str]] = {}  # module → the project consumers its summary asked
+    asked: dict[str, Asked] = {}  # module → the project consumers its summary asked
     reexports: dict[str, list[tuple[str, str]]] = {}  # module name → (name or "*", target)
     for key in importers_first(sources, index.sites, by_name):
         outgoing, consumers, parsed, asked[key], exported = _outgoing(
@@ -242,17 +246,18 @@ def build_project_index(
             ):
                 marks[function] = (kind, how.in_module(caller))
                 marked_by[target_key, function] = key
-    _through_consumers(index, sources, asked, reexports, jit_decorators, store)
+    _through_consumers(index, sources, asked, reexports, jit_decorators, store, on_parsed)
     return index
 
 
 def _through_consumers(
     index: ProjectIndex,
     sources: Mapping[str, bytes],
-    asked: dict[str, frozenset[str]],
+    asked: dict[str, Asked],
     reexports: Mapping[str, list[tuple[str, str]]],
     jit_decorators: tuple[str, ...],
     store: Store | None,
+    on_parsed: OnParsed | None = None,
 ) -> None:
     """Summaries that hand a key on to another module's consumer (`make_block(key)` calling
     `blocks.Attention(key=key)`): each module was summarised knowing no other module's
@@ -266,11 +271,11 @@ def _through_consumers(
         _with_reexports(index, defined, reexports)
         changed = False
         for key in sorted(asked):
-            known = {n: index.key_consumers[n] for n in asked[key] if n in index.key_consumers}
+            known = asked[key].informative(index.key_consumers)
             if known == told[key]:
                 continue
             consumers, asked[key] = _consumers_knowing(
-                sources[key], index, key, asked[key], jit_decorators, store
+                sources[key], index, key, asked[key], jit_decorators, store, on_parsed
             )
             told[key] = known
             site_name = index.sites[key].name
@@ -324,13 +329,15 @@ def _consumers_knowing(
     data: bytes,
     project: ProjectIndex,
     path: str,
-    asked: frozenset[str],
+    asked: Asked,
     jit_decorators: tuple[str, ...],
     store: Store | None,
-) -> tuple[dict[str, KeyConsumer], frozenset[str]]:
-    """The module's key consumers, its calls to the project's consumers followed."""
+    on_parsed: OnParsed | None = None,
+) -> tuple[dict[str, KeyConsumer], Asked]:
+    """The module's key consumers, its calls to the project's consumers followed; `on_parsed`
+    is given the module as parsed (its key findings too are those of what is known now)."""
     site = project.sites[path]
-    known = {n: project.key_consumers[n] for n in sorted(asked) if n in project.key_consumers}
+    known = asked.informative(project.key_consumers)
     key = ""
     if store is not None:
         key = key_of(
@@ -344,15 +351,19 @@ def _consumers_knowing(
         cached = store.get(key)
         if cached is not None:
             consumers, names = cached
-            return _consumers_from_json(consumers), frozenset(names)
+            return _consumers_from_json(consumers), Asked.from_json(names)
     text = data.decode("utf-8")
     module = _index_of(text, path, jit_decorators, site.package, project.marks.get(path, {}))
     view = AskedNames(project.key_consumers)
     module.key_consumers = view
     consumers = key_consumers(module, site.name)
-    names = frozenset(view.asked)
+    if on_parsed is not None:
+        marks = dict(project.marks.get(path, {}))
+        module_view = replace(project.view(path), traced_from_outside=marks, key_consumers=view)
+        on_parsed(ParsedModule(path, text, module, module_view, key_rules_only=True))
+    names = view.asked
     if store is not None:
-        store.put(key, [_consumers_to_json(consumers), sorted(names)])
+        store.put(key, [_consumers_to_json(consumers), names.to_json()])
     return consumers, names
 
 
@@ -381,7 +392,7 @@ def _outgoing(
     list[tuple[str, TraceKind, TraceReason]],
     dict[str, KeyConsumer],
     ParsedModule | None,
-    frozenset[str],
+    Asked,
     list[tuple[str, str]],
 ]:
     """What the module's traced code calls in other modules, its functions that consume PRNG
@@ -401,19 +412,19 @@ def _outgoing(
             calls, consumers, names, exported = cached
             outgoing = [(q, TraceKind(k), TraceReason.from_json(how)) for q, k, how in calls]
             exports = [(n, t) for n, t in exported]
-            return outgoing, _consumers_from_json(consumers), None, frozenset(names), exports
+            return outgoing, _consumers_from_json(consumers), None, Asked.from_json(names), exports
     parsed = None
     try:
         text = data.decode("utf-8")
         module = _index_of(text, path, jit_decorators, package, marks)
     except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
-        outgoing, consumers, names, exports = [], {}, frozenset(), []
+        outgoing, consumers, names, exports = [], {}, Asked(), []
     else:
         view = AskedNames({})
         module.key_consumers = view
         outgoing = list(module.outgoing)
         consumers = key_consumers(module, site.name)
-        names = frozenset(view.asked)
+        names = view.asked
         exports = _project_reexports(module.imports, package) if _is_init(path) else []
         if keep:
             marks = dict(marks)  # later modules may still mark this one
@@ -423,7 +434,7 @@ def _outgoing(
             parsed = ParsedModule(path, text, module, view)
     if store is not None:
         calls = [(q, int(k), how.to_json()) for q, k, how in outgoing]
-        store.put(key, [calls, _consumers_to_json(consumers), sorted(names), exports])
+        store.put(key, [calls, _consumers_to_json(consumers), names.to_json(), exports])
     return outgoing, consumers, parsed, names, exports
 
 

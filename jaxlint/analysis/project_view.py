@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from jaxlint.analysis.jax_api import TraceKind, TraceReason
-from jaxlint.analysis.scope import KeyConsumerSummary
+from jaxlint.analysis.scope import FORWARDED, KeyConsumerSummary
 
 V = TypeVar("V")
 
@@ -28,6 +28,42 @@ class ProjectView:
     packages: frozenset[str] = frozenset()
 
 
+@dataclass(frozen=True)
+class Asked:
+    """The project consumers an analysis asked about: `names`, and of them those asked by a call
+    that passes a key keyword (`keyworded`); a call that passes none cannot hand a `key=` on
+    through a callee's `**kwargs`."""
+
+    names: frozenset[str] = frozenset()
+    keyworded: frozenset[str] = frozenset()
+
+    def informative(
+        self, consumers: Mapping[str, KeyConsumerSummary]
+    ) -> dict[str, KeyConsumerSummary]:
+        """The consumers asked about that tell the analysis more than their absence did: one
+        that takes a key and hands it to nothing consumes nothing, as a project function not
+        listed does, and one that only forwards `**kwargs` consumes nothing of a call that
+        passes no key keyword (an analysis that asked only of such names stands)."""
+        found = {}
+        for name in sorted(self.names):
+            summary = consumers.get(name)
+            if summary is None:
+                continue
+            _, consumed, guards, weak = summary
+            forwards = FORWARDED in weak and name in self.keyworded
+            if consumed or guards or set(weak) - {FORWARDED} or forwards:
+                found[name] = summary
+        return found
+
+    def to_json(self) -> list[list[str]]:
+        return [sorted(self.names), sorted(self.keyworded)]
+
+    @classmethod
+    def from_json(cls, data: list[list[str]]) -> Asked:
+        names, keyworded = data
+        return cls(frozenset(names), frozenset(keyworded))
+
+
 class AskedNames(Mapping[str, V]):
     """A read-only mapping that remembers which keys were looked up, so that an analysis run
     before the project index was complete can tell whether the complete index would change
@@ -35,12 +71,27 @@ class AskedNames(Mapping[str, V]):
 
     def __init__(self, inner: Mapping[str, V]) -> None:
         self._inner = inner
-        self.asked: set[str] = set()
+        self._names: set[str] = set()
+        self._keyworded: set[str] = set()
         self.asked_everything = False
 
+    @property
+    def asked(self) -> Asked:
+        return Asked(frozenset(self._names), frozenset(self._keyworded))
+
+    def told(self) -> dict[str, V]:
+        """The informative answers given (`Asked.informative` of what was asked)."""
+        return self.asked.informative(self._inner)  # type: ignore[arg-type]
+
     def __getitem__(self, key: str) -> V:
-        self.asked.add(key)
+        self._names.add(key)
+        self._keyworded.add(key)
         return self._inner[key]
+
+    def get_without_key_keywords(self, key: str) -> V | None:
+        """`get` for a call that passes no key keyword (see `Asked`)."""
+        self._names.add(key)
+        return self._inner.get(key)
 
     def __iter__(self) -> Iterator[str]:
         self.asked_everything = True
@@ -49,3 +100,12 @@ class AskedNames(Mapping[str, V]):
     def __len__(self) -> int:
         self.asked_everything = True
         return len(self._inner)
+
+
+def ask_consumer(
+    consumers: Mapping[str, KeyConsumerSummary], name: str, *, key_keywords: bool
+) -> KeyConsumerSummary | None:
+    """The project consumer `name`, for a call that does (or does not) pass a key keyword."""
+    if not key_keywords and isinstance(consumers, AskedNames):
+        return consumers.get_without_key_keywords(name)
+    return consumers.get(name)

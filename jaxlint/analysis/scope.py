@@ -70,6 +70,7 @@ T = TypeVar("T")
 KeyConsumerSummary = tuple[
     tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], ...], tuple[str, ...]
 ]
+FORWARDED = "**"  # in a summary's weak parameters: it hands its `**kwargs` on
 
 
 @dataclass(eq=False)
