@@ -456,3 +456,51 @@ def test_marks_reach_one_module_beyond_the_one_that_jits(tmp_path: Path) -> None
     package = make_package(tmp_path, files)
     marks = build_project_index(sorted(package.glob("*.py"))).marks
     assert {Path(k).name: sorted(n) for k, n in marks.items() if n} == {"b_losses.py": ["mse"]}
+
+
+LAYERS = """
+    import jax
+
+
+    def dense(x, key):
+        return x @ jax.random.normal(key, (x.shape[-1], 4))
+
+
+    def frozen(x, **options):
+        return dict(x=x, **options)
+"""
+MODEL = """
+    import jax
+
+    from .layers import dense, frozen
+
+
+    def forward(x, key):
+        table = frozen(x, name="table")
+        k1, k2 = jax.random.split(key)
+        return dense(x, k1), table, jax.random.uniform(k2)
+"""
+
+
+def test_a_check_stands_where_what_the_index_learnt_later_cannot_change_it(
+    tmp_path: Path,
+) -> None:
+    # `__init__` only re-exports `dense` (it calls nothing), and model.py calls `frozen`, which
+    # forwards its **kwargs, with no key keyword: neither check depends on those consumers
+    init = "from .layers import dense, frozen\n"
+    package = make_package(tmp_path, {"layers.py": LAYERS, "model.py": MODEL})
+    (package / "__init__.py").write_text(init)
+    paths = sorted(package.glob("*.py"))
+    fused = index_project(paths, Config(), LintOptions())
+    assert fused.project.key_consumers["pkg.layers.frozen"] == (("x",), (), (), ("**",))
+    assert {Path(k).name: c.redo for k, c in fused.checked.items()} == {
+        "__init__.py": frozenset(),
+        "layers.py": frozenset(),
+        "model.py": frozenset(),
+    }
+    apart = index_project(paths, Config(), LintOptions(), check=False)
+    for path in paths:
+        assert (
+            lint_path(path, Config(), fused).diagnostics
+            == lint_path(path, Config(), apart).diagnostics
+        )
