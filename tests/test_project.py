@@ -458,7 +458,7 @@ def test_marks_reach_one_module_beyond_the_one_that_jits(tmp_path: Path) -> None
     assert {Path(k).name: sorted(n) for k, n in marks.items() if n} == {"b_losses.py": ["mse"]}
 
 
-LAYERS = """
+DENSE_LAYERS = """
     import jax
 
 
@@ -469,7 +469,7 @@ LAYERS = """
     def frozen(x, **options):
         return dict(x=x, **options)
 """
-MODEL = """
+DENSE_MODEL = """
     import jax
 
     from .layers import dense, frozen
@@ -488,7 +488,7 @@ def test_a_check_stands_where_what_the_index_learnt_later_cannot_change_it(
     # `__init__` only re-exports `dense` (it calls nothing), and model.py calls `frozen`, which
     # forwards its **kwargs, with no key keyword: neither check depends on those consumers
     init = "from .layers import dense, frozen\n"
-    package = make_package(tmp_path, {"layers.py": LAYERS, "model.py": MODEL})
+    package = make_package(tmp_path, {"layers.py": DENSE_LAYERS, "model.py": DENSE_MODEL})
     (package / "__init__.py").write_text(init)
     paths = sorted(package.glob("*.py"))
     fused = index_project(paths, Config(), LintOptions())
