@@ -134,11 +134,8 @@ def lint_bytes(data: bytes, path: str, config: Config, options: LintOptions) -> 
             results.put(key, [d.to_json() for d in early.diagnostics])
         return FileOutcome(path, early.diagnostics, source, encoding=encoding, digest=digest)
     if early is not None and early.text == source:
-        from jaxlint.engine.registry import all_rules
-
         # only the rules whose findings the finished index changes run again
-        others = tuple(sorted(set(all_rules()) - early.redo))
-        config = replace(config, ignore=config.ignore + others)
+        config = _only_rules(config, early.redo)
     else:
         early = None
     try:
@@ -211,7 +208,7 @@ def index_project(
     wanted = {os.path.realpath(p): str(p) for p in python_files} if checking else {}
     done: list[tuple[Premise, str, str, tuple[Diagnostic, ...]]] = []
     key_rules = {code for code, rule in all_rules().items() if rule.reads_key_consumers}
-    key_config = replace(config, ignore=config.ignore + tuple(sorted(set(all_rules()) - key_rules)))
+    key_config = _only_rules(config, key_rules)
     again: dict[str, tuple[Premise, tuple[Diagnostic, ...]]] = {}  # the latest key-rule check
 
     def check_parsed(parsed: ParsedModule) -> None:
@@ -254,6 +251,13 @@ def index_project(
             else:
                 checked[path] = EarlyCheck(text, kept, frozenset(key_rules))
     return replace(options, project=project, checked=checked)
+
+
+def _only_rules(config: Config, codes: Iterable[str]) -> Config:
+    """`config` with every rule but those of `codes` ignored."""
+    from jaxlint.engine.registry import all_rules
+
+    return replace(config, ignore=config.ignore + tuple(sorted(set(all_rules()) - set(codes))))
 
 
 def _view_key(view: ProjectView | None) -> str:

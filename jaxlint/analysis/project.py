@@ -275,7 +275,7 @@ def _through_consumers(
             if known == told[key]:
                 continue
             consumers, asked[key] = _consumers_knowing(
-                sources[key], index, key, asked[key], jit_decorators, store, on_parsed
+                sources[key], index, key, known, jit_decorators, store, on_parsed
             )
             told[key] = known
             site_name = index.sites[key].name
@@ -329,15 +329,15 @@ def _consumers_knowing(
     data: bytes,
     project: ProjectIndex,
     path: str,
-    asked: Asked,
+    known: Mapping[str, KeyConsumer],
     jit_decorators: tuple[str, ...],
     store: Store | None,
     on_parsed: OnParsed | None = None,
 ) -> tuple[dict[str, KeyConsumer], Asked]:
-    """The module's key consumers, its calls to the project's consumers followed; `on_parsed`
-    is given the module as parsed (its key findings too are those of what is known now)."""
+    """The module's key consumers, its calls to the project's consumers followed (`known`: the
+    informative ones it asked about before, for the cache key); `on_parsed` is given the module
+    as parsed (its key findings too are those of what is known now)."""
     site = project.sites[path]
-    known = asked.informative(project.key_consumers)
     key = ""
     if store is not None:
         key = key_of(
@@ -358,9 +358,7 @@ def _consumers_knowing(
     module.key_consumers = view
     consumers = key_consumers(module, site.name)
     if on_parsed is not None:
-        marks = dict(project.marks.get(path, {}))
-        module_view = replace(project.view(path), traced_from_outside=marks, key_consumers=view)
-        on_parsed(ParsedModule(path, text, module, module_view, key_rules_only=True))
+        on_parsed(_parsed(project, path, text, module, key_rules_only=True))
     names = view.asked
     if store is not None:
         store.put(key, [_consumers_to_json(consumers), names.to_json()])
@@ -427,15 +425,23 @@ def _outgoing(
         names = view.asked
         exports = _project_reexports(module.imports, package) if _is_init(path) else []
         if keep:
-            marks = dict(marks)  # later modules may still mark this one
-            view = replace(
-                project.view(path), traced_from_outside=marks, key_consumers=module.key_consumers
-            )
-            parsed = ParsedModule(path, text, module, view)
+            parsed = _parsed(project, path, text, module)
     if store is not None:
         calls = [(q, int(k), how.to_json()) for q, k, how in outgoing]
         store.put(key, [calls, _consumers_to_json(consumers), names.to_json(), exports])
     return outgoing, consumers, parsed, names, exports
+
+
+def _parsed(
+    project: ProjectIndex, path: str, text: str, module: ModuleIndex, key_rules_only: bool = False
+) -> ParsedModule:
+    """The module as parsed, with the marks it has now (a copy: later modules may still mark
+    it) and the key consumers its index asks of."""
+    marks = dict(project.marks.get(path, {}))
+    view = replace(
+        project.view(path), traced_from_outside=marks, key_consumers=module.key_consumers
+    )
+    return ParsedModule(path, text, module, view, key_rules_only)
 
 
 def _index_of(
