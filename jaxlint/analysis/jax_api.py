@@ -149,6 +149,22 @@ STAGING_TRANSFORMS = frozenset(
         "jax.lax.custom_root",
     }
 )
+# Transforms that run the Python body on every call, eagerly: only the values computed from the
+# batched or differentiated inputs are tracers; arrays built from constants are concrete (checked
+# with jax 0.10.2: `jnp.zeros(3)` under `vmap(hessian(f))` is an ArrayImpl). `linearize` is not
+# here: it stages the linear part.
+EAGER_TRANSFORMS = frozenset(
+    {
+        "jax.vmap",
+        "jax.grad",
+        "jax.value_and_grad",
+        "jax.jacfwd",
+        "jax.jacrev",
+        "jax.hessian",
+        "jax.jvp",
+        "jax.vjp",
+    }
+)
 # jit-likes that stage the function, with every non-static argument a tracer (filter_jit
 # keeps Python scalars static, so its arguments are not known tracers).
 TRACING_JITS = frozenset({"jax.jit", "jax.pmap", "flax.nnx.jit", "flax.nnx.pmap"})

@@ -16,6 +16,7 @@ from jaxlint.analysis.jax_api import (
     CALL_THROUGH,
     CUSTOM_DERIVATIVE_WRAPPERS,
     CUSTOM_RULE_ATTRIBUTES,
+    EAGER_TRANSFORMS,
     FILTER_JIT_STATIC_ANNOTATIONS,
     FILTERING_JITS,
     HOST_CALLBACKS,
@@ -256,6 +257,14 @@ class FunctionInfo:
 
     def describe(self) -> str:
         return "lambda" if isinstance(self.node, ast.Lambda) else f"`{self.name}`"
+
+    @property
+    def traced_eagerly(self) -> bool:
+        """Traced, but only by transforms that run its Python body on every call (`vmap`,
+        `grad`, `hessian`, ...), directly or through callers of this module traced that way: no
+        jit or lax body stages it, so only what it computes from traced inputs is a tracer. A
+        function traced from another module is not known to be (its caller may be jitted)."""
+        return self.trace is not None and _eager(self, set())
 
 
 def imports_in(function: FunctionInfo | None, imports: ImportTable) -> ImportTable:
@@ -560,6 +569,21 @@ def build_index(
         lines=lines or [],
         outgoing=outgoing,
     )
+
+
+def _eager(info: FunctionInfo, visiting: set[int]) -> bool:
+    if id(info) in visiting:
+        return True  # a recursive call adds no reason of its own
+    visiting.add(id(info))
+    if info.staged:
+        return False
+    for reason in info.reasons:
+        if reason.by_call:
+            if reason.module:
+                return False
+        elif reason.api not in EAGER_TRANSFORMS:
+            return False
+    return all(caller.trace is None or _eager(caller, visiting) for caller in info.callers)
 
 
 def _start_key(node: FunctionNode) -> tuple[int, int]:

@@ -60,6 +60,9 @@ EVIDENCE_OPERATORS = (
     cst.Add,
 )
 
+# kinds that hold no tracer: Python values, and the static ints of shapes
+_PYTHON_VALUES = (Kind.STATIC, Kind.SHAPE, Kind.SHAPE_TUPLE)
+
 Resolver = Callable[[cst.BaseExpression], "str | None"]
 
 
@@ -77,6 +80,9 @@ class FunctionValues:
         self.node = node
         self.info = info
         self.traced = traced
+        # traced only by transforms that run the body eagerly: arrays built from Python values
+        # are concrete there
+        self.eager = traced and info.traced_eagerly
         self.parent = parent
         self.resolve = resolve
         self.env: dict[str, Kind] = {}
@@ -182,7 +188,10 @@ class FunctionValues:
 
     def assumed_traced(self, expression: cst.BaseExpression) -> bool:
         """A helper's parameter, never rebound, taken for traced only because traced code
-        calls the helper: the caller may pass a key, a name or a static config."""
+        calls the helper: the caller may pass a key, a name or a static config. An item or
+        attribute of one (`params["w"]`) is as unknown as the parameter."""
+        while isinstance(expression, (cst.Subscript, cst.Attribute)):
+            expression = expression.value
         return (
             isinstance(expression, cst.Name)
             and expression.value in self._assumed
@@ -293,6 +302,9 @@ class FunctionValues:
     def _parameter_kind(self, name: str) -> Kind:
         """Array or pytree? Evidence in the body and at call sites, else a default by root."""
         hints = self.info.param_hints.get(name, set())
+        if not self.info.own_trace and not hints & {"traced", "array"}:
+            # what the body does with it says what it is, not that a caller passes a tracer
+            self._assumed.add(name)
         if name in self._container_evidence or "container" in hints:
             return Kind.TRACED
         documented = documented_kind(self.node, name)
@@ -302,8 +314,6 @@ class FunctionValues:
             return Kind.ARRAY
         # Functions JAX traces directly are mostly given arrays; helpers often get pytrees.
         if not self.info.own_trace:
-            if "traced" not in hints:
-                self._assumed.add(name)
             return Kind.TRACED
         if not self.info.slicing:
             self._unproven.add(name)
@@ -963,6 +973,8 @@ class _Evaluator:
         if qualified in STRUCTURED_RESULTS:
             return Kind.TRACED
         if is_array_api(qualified):
+            if self.values.eager and all(k in _PYTHON_VALUES for k in arguments):
+                return Kind.STATIC  # `jnp.zeros((n,))` under a vmap alone: a concrete array
             return Kind.ARRAY
         if qualified in STATIC_PROJECTIONS or qualified.startswith(("jax.numpy.", "jax.dtypes.")):
             return Kind.STATIC  # static projections: result_type, issubdtype, finfo, ...

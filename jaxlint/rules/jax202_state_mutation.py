@@ -70,8 +70,9 @@ class StateMutationInTraced(Rule):
         if function is None:
             return
         if isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._check_store(statement, element.value, value)
+            values = _paired_values(target, value)
+            for element, part in zip(target.elements, values, strict=True):
+                self._check_store(statement, element.value, part)
             return
         if isinstance(target, cst.StarredElement):
             self._check_store(statement, target.value, value)
@@ -164,6 +165,21 @@ class StateMutationInTraced(Rule):
         if isinstance(base, cst.Attribute):
             return True
         return self.context.known_container(base, function)
+
+
+def _paired_values(
+    target: cst.Tuple | cst.List, value: cst.BaseExpression
+) -> list[cst.BaseExpression]:
+    """The value each element of an unpacking target gets: `a, b = x, y` pairs them; otherwise
+    each is given the whole value (what it holds is somewhere in it)."""
+    elements = target.elements
+    if (
+        isinstance(value, (cst.Tuple, cst.List))
+        and len(value.elements) == len(elements)
+        and not any(isinstance(e, cst.StarredElement) for e in (*elements, *value.elements))
+    ):
+        return [e.value for e in value.elements]
+    return [value] * len(elements)
 
 
 INTROSPECTION = frozenset({"jax.eval_shape", "jax.make_jaxpr"})
