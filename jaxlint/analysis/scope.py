@@ -620,6 +620,8 @@ class _IndexBuilder:
         self._resolved_calls: list[tuple[FunctionInfo | None, ast.Call, str | None]] | None = None
         self._class_of: dict[int, ClassInfo] = {}
         self.instances: dict[str, ClassInfo] = {}  # module-level `name = LocalClass(...)`
+        # id(function node) → `local_bindings` of it, computed when a call site asks
+        self.local_bindings: dict[int, dict[str, list[ast.expr | None]]] = {}
         self.module_assigns: list[ast.Assign] = []
         # (wrapped function, its custom derivative rule): the rule is traced where `f` is
         self.rule_edges: list[tuple[FunctionInfo, FunctionInfo]] = []
@@ -1205,6 +1207,8 @@ def _argument_hint(
             and argument.id not in scope.static_params
         ):
             return "traced"  # a traced function hands its own (traced) argument on
+        if scope is not None and argument.id in scope.local_names:
+            return "container" if _holds_container(scope, argument, builder) else None
         if scope is None or argument.id not in scope.local_names:
             bound_to = builder.module_values_cache.get(argument.id, "")
             if bound_to == "container":
@@ -1214,9 +1218,77 @@ def _argument_hint(
         return None
     if isinstance(argument, ast.Call):
         callee = builder._resolve(dotted_ast(argument.func), scope) or ""
+        if callee in _SEQUENCE_BUILDERS:
+            return "container"
         if is_array_api(callee) and callee not in STRUCTURED_RESULTS:
             return "array"
     return None
+
+
+_SEQUENCE_BUILDERS = frozenset({"builtins.tuple", "builtins.list", "builtins.dict"})
+
+
+def _holds_container(scope: FunctionInfo, name: ast.Name, builder: _IndexBuilder) -> bool:
+    """Is a local of `scope` a Python container where `name` reads it: bound only to displays
+    and `tuple(...)`/`list(...)`, and, if it is a parameter, rebound so at the top of the body
+    before the read (`lambdas = tuple(lambdas)` then `_impl(grads, lambdas)`)?"""
+    node = scope.node
+    if isinstance(node, ast.Lambda):
+        return False
+    bindings = builder.local_bindings.get(id(node))
+    if bindings is None:
+        bindings = builder.local_bindings[id(node)] = local_bindings(node)
+    values = bindings.get(name.id)
+    if not values or not all(v is not None and _builds_container(v) for v in values):
+        return False
+    if name.id not in scope.params:
+        return True
+    return any(
+        isinstance(statement, ast.Assign)
+        and statement.lineno < name.lineno
+        and any(isinstance(t, ast.Name) and t.id == name.id for t in statement.targets)
+        for statement in node.body
+    )
+
+
+def _builds_container(value: ast.expr) -> bool:
+    if isinstance(value, (ast.Tuple, *_CONTAINER_DISPLAYS)):
+        return True
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and f"builtins.{value.func.id}" in _SEQUENCE_BUILDERS
+    )
+
+
+def local_bindings(
+    node: ast.FunctionDef | ast.AsyncFunctionDef,
+) -> dict[str, list[ast.expr | None]]:
+    """Name → the values a function's own body binds it to (None: a binding without one, such
+    as a `for` target or a tuple unpacking); nested functions and classes are not entered."""
+    found: dict[str, list[ast.expr | None]] = {}
+    stack: list[ast.AST] = list(node.body)
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(current, ast.Assign):
+            for target in current.targets:
+                if isinstance(target, ast.Name):
+                    found.setdefault(target.id, []).append(current.value)
+                else:
+                    stack.append(target)
+            stack.append(current.value)
+            continue
+        if isinstance(current, ast.AnnAssign) and isinstance(current.target, ast.Name):
+            found.setdefault(current.target.id, []).append(current.value)
+            if current.value is not None:
+                stack.append(current.value)
+            continue
+        if isinstance(current, ast.Name) and isinstance(current.ctx, ast.Store):
+            found.setdefault(current.id, []).append(None)
+        stack.extend(ast.iter_child_nodes(current))
+    return found
 
 
 def _call_func(node: ast.expr) -> ast.expr:
