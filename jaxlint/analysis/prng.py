@@ -586,6 +586,7 @@ class _Walker:
         self.instances: dict[str, str] = {}  # a name bound to an instance of a module class
         self._dead: set[int] | None = None  # `jax.random` calls whose results nothing reads
         self._discarded: set[int] = set()  # calls that are statements of their own
+        self._places: _Places | None = None  # the `if` arms and loops around each node
         self._selections: Selections | None = None  # the scope's `jnp.where`s, `lax.cond`s
         # `fold_in(PRNGKey(seed), 123)`: a key made only to derive another from
         self._folded_makers: set[int] = set()
@@ -872,6 +873,27 @@ class _Walker:
         return id(call) in self._dead or (
             id(call) in self._discarded and self._pure_function_call(call)
         )
+
+    def _read_only_apart(self, first: ast.Call, second: ast.Call) -> bool:
+        """Is `first` a `jax.random` call bound to names read only in arms of `if` statements
+        whose other arm holds `second`? (`key_v, key_U = split(key)` read only in the `else`
+        while the `if` arm draws from `key`): on the path through `second` it drew nothing that
+        is used. Not when a loop around the `if` does not also run `first` again."""
+        target = self.targets.get(id(first))
+        if target is None or not (self.imports.resolve(dotted_ast(first.func)) or "").startswith(
+            RANDOM
+        ):
+            return False
+        names = _plain_names(target)
+        if not names:
+            return False
+        if self._places is None:
+            function = self.function
+            scope: ast.AST = function.node if function is not None else self.flow.index.tree
+            self._places = _Places(scope)
+        places = self._places
+        reads = [n for n in places.names if n.id in names and isinstance(n.ctx, ast.Load)]
+        return bool(reads) and all(places.apart(read, second, first) for read in reads)
 
     def _pure_function_call(self, call: ast.Call) -> bool:
         """A call of a function of this module that returns a value and changes nothing
@@ -1327,6 +1349,7 @@ class _Walker:
                 and not self._deliberate(first, call, via)
                 and not self._result_unused(first.node)
                 and not self._result_unused(call)
+                and not self._read_only_apart(first.node, call)
             ):
                 how = (
                     f"split on line {first.node.lineno}"
@@ -1655,6 +1678,56 @@ def _dummy_sample(func: ast.expr) -> bool:
 
 def _is_wildcard(pattern: ast.AST) -> bool:
     return type(pattern).__name__ == "MatchAs" and getattr(pattern, "pattern", 1) is None
+
+
+class _Places:
+    """Where each node of a scope sits: the arms of the `if` statements around it (if node,
+    which arm) and the loops around it."""
+
+    def __init__(self, scope: ast.AST) -> None:
+        self.arms: dict[int, dict[int, str]] = {}
+        self.loops: dict[int, frozenset[int]] = {}
+        self.names: list[ast.Name] = []
+        pending: list[tuple[ast.AST, dict[int, str], frozenset[int]]] = [(scope, {}, frozenset())]
+        while pending:
+            node, arms, loops = pending.pop()
+            self.arms[id(node)] = arms
+            self.loops[id(node)] = loops
+            if isinstance(node, ast.Name):
+                self.names.append(node)
+            if isinstance(node, ast.If):
+                pending.append((node.test, arms, loops))
+                for arm in ("body", "orelse"):
+                    inner = {**arms, id(node): arm}
+                    pending += [(child, inner, loops) for child in getattr(node, arm)]
+                continue
+            if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+                loops = loops | {id(node)}
+            pending += [(child, arms, loops) for child in ast.iter_child_nodes(node)]
+
+    def apart(self, read: ast.AST, second: ast.AST, first: ast.AST) -> bool:
+        """Are `read` and `second` in opposite arms of one `if`, with every loop around that
+        `if` also around `first`?"""
+        second_arms = self.arms.get(id(second), {})
+        first_loops = self.loops.get(id(first), frozenset())
+        for statement, arm in self.arms.get(id(read), {}).items():
+            other = second_arms.get(statement)
+            if other is not None and other != arm and self.loops[statement] <= first_loops:
+                return True
+        return False
+
+
+def _plain_names(target: ast.expr) -> set[str]:
+    """The names an assignment target binds when it is only names (`a`, `a, b`, `a, *rest`);
+    else nothing."""
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, ast.Starred):
+        return _plain_names(target.value)
+    if isinstance(target, (ast.Tuple, ast.List)):
+        parts = [_plain_names(e) for e in target.elts]
+        return set().union(*parts) if parts and all(parts) else set()
+    return set()
 
 
 def _unused_random_results(scope: ast.AST, imports: ImportTable) -> set[int]:
