@@ -250,6 +250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="passes per tool; best is reported")
     parser.add_argument("--profile", action="store_true", help="cProfile one jaxlint pass")
     parser.add_argument("--profile-sort", default="cumulative", help="pstats sort key")
+    parser.add_argument("--profile-out", help="also write the profile's stats to this file")
     parser.add_argument("--cpu", type=int, help="CPU to pin to (default: last allowed)")
     parser.add_argument("--no-jaxlint", action="store_true", help="measure ast and libcst only")
     parser.add_argument(
@@ -311,7 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             + (", ".join(f"{code} {count}" for code, count in sorted(codes.items())) or "none")
         )
         if args.profile:
-            print_profile(jaxlint, packages, corpus, args.profile_sort)
+            print_profile(jaxlint, packages, corpus, args.profile_sort, args.profile_out)
     if jaxlint is not None and not args.no_cache_run:
         cold, warm = time_cache_runs([CORPUS_DIR / p.name for p in packages])
         print(
@@ -340,7 +341,11 @@ def time_cache_runs(folders: list[Path]) -> tuple[float, float]:
 
 
 def print_profile(
-    jaxlint: Linter, packages: list[Package], corpus: dict[str, list[SourceFile]], sort: str
+    jaxlint: Linter,
+    packages: list[Package],
+    corpus: dict[str, list[SourceFile]],
+    sort: str,
+    out_file: str | None = None,
 ) -> None:
     """Profile one jaxlint pass over the corpus and print the top 25 functions."""
     profiler = cProfile.Profile()
@@ -350,6 +355,8 @@ def print_profile(
             with contextlib.suppress(Exception):  # crashes were reported by the timed passes
                 jaxlint(source.text, str(source.path))
     profiler.disable()
+    if out_file:
+        profiler.dump_stats(out_file)
     out = io.StringIO()
     pstats.Stats(profiler, stream=out).sort_stats(sort).print_stats(25)
     print(f"\n## cProfile of one jaxlint pass (top 25 by {sort})\n")

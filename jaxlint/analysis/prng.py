@@ -245,6 +245,10 @@ class KeyFlow:
         self.items: dict[int, list[frozenset[int]]] = {}  # tuple object → its items' objects
         self.seeded: dict[int, tuple[ast.Call, _Loop]] = {}  # key made from a loop-invariant seed
         self.reported: set[int] = set()
+        # object → where the last reuse of it reported by the JAX501 check was: a later one is
+        # reported too (a third draw from one key), an earlier one (a loop's body walked
+        # again) is not
+        self.reported_at: dict[int, tuple[int, int]] = {}
         self.keys: set[int] = set()  # objects known to be keys
         # a key `fold_in` derived → the names its data reads, and what they held
         self.folded: dict[int, list[tuple[str, frozenset[int]]]] = {}
@@ -623,7 +627,7 @@ class _Walker:
             return ()
         function, lines = self.function, self.flow.index.lines
         text = lines[function.start_line - 1 : function.end_line]
-        tests_none = any("None" in line for line in text)
+        tests_none = any("is None" in line or "is not None" in line for line in text)
         under = _none_guards(function.node, set(self.params)) if tests_none else {}
         found = []
         for name, obj in sorted(self.params.items()):
@@ -867,7 +871,7 @@ class _Walker:
             self._dead = _unused_random_results(scope, self.imports)
             self._discarded = {
                 id(n.value)
-                for n in ast.walk(scope)
+                for n in _statements(scope)
                 if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)
             }
         return id(call) in self._dead or (
@@ -1335,7 +1339,7 @@ class _Walker:
                     frame.events.append((place, next(iter(objects)), call, argument))
                     break
         earlier = [state.uses.get(o) for o in objects]
-        if all(u is not None for u in earlier) and not (objects & self.flow.reported):
+        if all(u is not None for u in earlier) and self._unreported(objects, call):
             uses = [u for u in earlier if u is not None]
             repeat = all(u.definite for u in uses) or state.depth <= min(
                 u.depth for u in uses if not u.definite
@@ -1362,6 +1366,8 @@ class _Walker:
                     place = f"jax.random.fold_in({place}, {ast.unparse(call.args[1])})"
                     how = f"derived with the same data on line {first.node.lineno}"
                 self.flow.reported |= objects
+                for obj in objects:
+                    self.flow.reported_at[obj] = (call.lineno, call.col_offset)
                 seed = _is_seed(place)
                 advice = (
                     "give each consumer its own seed, or make one key and split it"
@@ -1386,6 +1392,16 @@ class _Walker:
             use = state.uses.get(obj)
             if use is None or (use.weak and not weak) or self._result_unused(use.node):
                 state.uses[obj] = _Use(call, argument, via, True, state.depth, weak)
+
+    def _unreported(self, objects: frozenset[int], call: ast.Call) -> bool:
+        """Is a reuse of `objects` at `call` not reported yet: none of them was, or only by
+        the JAX501 check at a call before this one (this is a third consumer)?"""
+        reported = self.flow.reported_at
+        position = (call.lineno, call.col_offset)
+        return all(
+            obj not in self.flow.reported or reported.get(obj, position) < position
+            for obj in objects
+        )
 
     def _deliberate(self, first: _Use, call: ast.Call, via: str) -> bool:
         """Is the second use of the key on purpose, or harmless by construction?"""
@@ -1735,7 +1751,7 @@ def _unused_random_results(scope: ast.AST, imports: ImportTable) -> set[int]:
     that nothing in it reads."""
     read = _names_read(scope)
     unused = set()
-    for node in ast.walk(scope):
+    for node in _statements(scope):
         if isinstance(node, ast.Expr):
             value, targets = node.value, []
         elif isinstance(node, ast.Assign):
@@ -1945,6 +1961,20 @@ def _assigned_names(body: list[ast.stmt], call: ast.Call) -> set[str]:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             return {n for t in targets for n in ast_target_names(t)}
     return set()
+
+
+def _statements(scope: ast.AST) -> Iterator[ast.stmt]:
+    """Every statement in `scope`, those of nested functions and classes too (what `ast.walk`
+    finds of them, without visiting the expressions)."""
+    stack: list[ast.AST] = [scope]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.stmt):
+            yield node
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(node, name, None)
+            if isinstance(block, list):
+                stack.extend(block)
 
 
 def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:

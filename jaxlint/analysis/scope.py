@@ -36,7 +36,7 @@ from jaxlint.analysis.jax_api import (
     TraceReason,
     is_array_api,
 )
-from jaxlint.analysis.names import ImportTable, dotted_ast
+from jaxlint.analysis.names import ImportTable, ast_target_names, dotted_ast
 from jaxlint.diagnostics import Span
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
@@ -1059,6 +1059,8 @@ class _IndexBuilder:
             if not isinstance(call.func, (ast.Name, ast.Call, ast.Attribute)):
                 continue
             for target, bound, _ in self._targets(call.func, scope):
+                if target.trace is None:
+                    continue  # only a traced function's parameters are given kinds
                 positional = (
                     target.positional[1:] if bound or target.is_method else target.positional
                 )
@@ -1264,30 +1266,44 @@ def _builds_container(value: ast.expr) -> bool:
 def local_bindings(
     node: ast.FunctionDef | ast.AsyncFunctionDef,
 ) -> dict[str, list[ast.expr | None]]:
-    """Name → the values a function's own body binds it to (None: a binding without one, such
-    as a `for` target or a tuple unpacking); nested functions and classes are not entered."""
+    """Name → the values a function's own statements bind it to (None: a binding without one,
+    such as a `for` target or a tuple unpacking); nested functions and classes are not entered
+    (an assignment expression, `(n := ...)`, is not seen)."""
     found: dict[str, list[ast.expr | None]] = {}
+
+    def bind(target: ast.expr | None, value: ast.expr | None = None) -> None:
+        if isinstance(target, ast.Name):
+            found.setdefault(target.id, []).append(value)
+        elif target is not None:
+            for name in ast_target_names(target):
+                found.setdefault(name, []).append(None)
+
     stack: list[ast.AST] = list(node.body)
     while stack:
         current = stack.pop()
-        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.setdefault(current.name, []).append(None)
             continue
         if isinstance(current, ast.Assign):
             for target in current.targets:
-                if isinstance(target, ast.Name):
-                    found.setdefault(target.id, []).append(current.value)
-                else:
-                    stack.append(target)
-            stack.append(current.value)
-            continue
-        if isinstance(current, ast.AnnAssign) and isinstance(current.target, ast.Name):
-            found.setdefault(current.target.id, []).append(current.value)
-            if current.value is not None:
-                stack.append(current.value)
-            continue
-        if isinstance(current, ast.Name) and isinstance(current.ctx, ast.Store):
-            found.setdefault(current.id, []).append(None)
-        stack.extend(ast.iter_child_nodes(current))
+                bind(target, current.value)
+        elif isinstance(current, (ast.AnnAssign, ast.AugAssign)):
+            bind(current.target, current.value if isinstance(current, ast.AnnAssign) else None)
+        elif isinstance(current, (ast.For, ast.AsyncFor)):
+            bind(current.target)
+        elif isinstance(current, (ast.With, ast.AsyncWith)):
+            for item in current.items:
+                bind(item.optional_vars)
+        elif isinstance(current, (ast.Import, ast.ImportFrom)):
+            for alias in current.names:
+                name = alias.asname or alias.name.partition(".")[0]
+                found.setdefault(name, []).append(None)
+        elif isinstance(current, ast.ExceptHandler) and current.name:
+            found.setdefault(current.name, []).append(None)
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(current, name, None)
+            if isinstance(block, list):
+                stack.extend(block)
     return found
 
 
