@@ -112,6 +112,39 @@ def test_a_script_block_reusing_a_key_is_found_and_raises() -> None:
         _run(runpy.run_path, str(path), None, "__main__")
 
 
+NNX_LAYERS = """
+import jax.numpy as jnp
+from flax import nnx
+
+
+class ActLayer(nnx.Module):
+    def __init__(self, n_in, n_out, seed: int = 42):
+        self.rngs = nnx.Rngs(seed)
+        self.w = nnx.Param(jax.random.normal(self.rngs.params(), (n_in, n_out)))
+
+
+class ActNet(nnx.Module):
+    def __init__(self, layer_dims, seed: int = 42):
+        self.layers = nnx.List([
+            ActLayer(n_in=layer_dims[i], n_out=layer_dims[i + 1], seed=seed)
+            for i in range(len(layer_dims) - 1)
+        ])
+
+
+def tower(dims, seed=0):
+    return [ActLayer(n_in=d, n_out=d, seed=seed + i) for i, d in enumerate(dims)]
+"""
+
+
+def test_layers_seeded_through_nnx_rngs_in_a_loop_over_sizes_are_found() -> None:
+    # an `nnx.Rngs(seed)` in a layer's constructor consumes its seed: the layers of one network
+    # built from one seed in a loop over their sizes start alike (flax is not needed to lint)
+    found = lint_source(NNX_LAYERS, "nnx_layers.py", SELECT, verify=False).diagnostics
+    lines = NNX_LAYERS.splitlines()
+    assert [(d.code, lines[d.line - 1].strip()[:9]) for d in found] == [("JAX502", "ActLayer(")]
+    assert "layer_dims[i]" in lines[found[0].line - 1]
+
+
 @pytest.mark.parametrize("path", PRNG_FIXTURES, ids=lambda p: p.name)
 def test_applied_suggestions_remove_the_reuse(path: Path) -> None:
     source = path.read_text(encoding="utf-8")
