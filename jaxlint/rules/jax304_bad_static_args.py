@@ -70,10 +70,15 @@ class BadStaticArgs(Rule):
     def may_apply(cls, unit: UnitSummary) -> bool:
         # a spec's problems all concern its static parameters; a call passing a display is a
         # host candidate wherever it is
-        return cls.code in unit.host_candidates or any(
-            root.static_argnums or root.static_argnames or root.static_params
-            for function in unit.jitted
-            for root in function.roots
+        # a traced unit may hand a tracer to a static parameter of what it calls
+        return (
+            cls.code in unit.host_candidates
+            or (unit.traced and bool(unit.called or unit.methods_called))
+            or any(
+                root.static_argnums or root.static_argnames or root.static_params
+                for function in unit.jitted
+                for root in function.roots
+            )
         )
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -91,11 +96,15 @@ class BadStaticArgs(Rule):
                 self.context.report_span(self, span, message)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not isinstance(node.func, cst.Name):
-            return
         index = self.context.index
-        for info, root in _static_roots(node.func.value, index):
-            positional = _positional(info, root)
+        if isinstance(node.func, cst.Name):
+            roots = [
+                (info, root, _positional(info, root))
+                for info, root in _static_roots(node.func.value, index)
+            ]
+        else:
+            roots = self._own_method_roots(node.func)
+        for info, root, positional in roots:
             static = root.static_params or frozenset()
             for number, argument in enumerate(node.args):
                 if argument.star:
@@ -106,9 +115,43 @@ class BadStaticArgs(Rule):
                 if param in static:
                     self._check_argument(argument, param, info)
 
+    def _own_method_roots(
+        self, func: cst.BaseExpression
+    ) -> list[tuple[FunctionInfo, JitRoot, tuple[str, ...]]]:
+        """`self.move(...)` in a method: the jit roots with static parameters of the class's
+        decorated method `move`, and its parameters after `self`."""
+        function = self.context.function
+        if not (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+            and function is not None
+            and function.class_info is not None
+        ):
+            return []
+        method = function.class_info.methods.get(func.attr.value)
+        if method is None or not method.is_method:
+            return []
+        return [
+            (method, root, method.positional[1:])
+            for root in method.roots
+            if root.via == "decorator" and root.static_params
+        ]
+
     def _check_argument(self, argument: cst.Arg, param: str, info: FunctionInfo) -> None:
         value = argument.value
         what = None
+        if self.context.certainly_traced(value):
+            self.report(
+                value,
+                f"`{code_of(value)}` is a traced value passed to `{param}`, a static argument "
+                f"of jitted `{info.name}`: static arguments are hashed to key the compile "
+                f"cache, and a tracer cannot be, so the call raises {UNHASHABLE}; make "
+                f"`{param}` a traced argument (drop it from the static ones) or pass a Python "
+                "value",
+                fix=Refusal("which of the two is meant is a design choice: change it by hand"),
+            )
+            return
         if isinstance(value, DISPLAYS):
             what = {cst.List: "a list", cst.Set: "a set", cst.Dict: "a dict"}.get(
                 type(value), "a comprehension"
