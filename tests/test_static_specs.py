@@ -21,6 +21,7 @@ CALLS = {
     "make_padder": ((), True),
     "make_named_padder": ((), True),
     "make_array_static": ((), True),
+    "make_histogram": ((), True),
     "reshape_batch": ((X,), True),
     "select_features": ((X,), True),
     "best_of": ((X,), True),
@@ -42,6 +43,8 @@ def _run(module: ModuleType, name: str, args: tuple) -> None:
     result = getattr(module, name)(*args)
     if name == "make_array_static":
         result(X, X > 1)  # the error comes at the call, when the array is hashed
+    if name == "make_histogram":
+        result(X, [4])  # a list of counts, as the annotation allows
     jax.block_until_ready(result if not callable(result) else 0)
 
 

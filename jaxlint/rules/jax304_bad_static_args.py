@@ -275,7 +275,35 @@ def _spec_problems(
                 f"`{param}` of `{info.name}` is annotated as an array and marked static: "
                 f"arrays are not hashable, so every call raises {UNHASHABLE}; leave it traced"
             )
+        elif annotation is not None and _mutable_container_annotation(annotation) and not called():
+            problems.append(
+                f"`{param}` of `{info.name}` is annotated as a list, dict or set and marked "
+                f"static: those are not hashable, so a call passing one raises {UNHASHABLE}; "
+                "take a tuple (or leave it traced)"
+            )
     return problems
+
+
+MUTABLE_CONTAINERS = frozenset(
+    {"list", "List", "dict", "Dict", "set", "Set", "MutableSequence", "MutableMapping"}
+)
+
+
+def _mutable_container_annotation(annotation: ast.expr) -> bool:
+    """`list[int]`, `List[int]`, `dict`, or a union one of whose members is one
+    (`Union[int, List[int]]`, `int | list[int]`)."""
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        return _mutable_container_annotation(annotation.left) or _mutable_container_annotation(
+            annotation.right
+        )
+    head = annotation.value if isinstance(annotation, ast.Subscript) else annotation
+    name = (dotted_ast(head) or "").split(".")[-1]
+    if name in ("Union", "Optional") and isinstance(annotation, ast.Subscript):
+        members = (
+            annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+        )
+        return any(_mutable_container_annotation(m) for m in members)
+    return name in MUTABLE_CONTAINERS
 
 
 def _used_as_concrete(info: FunctionInfo, param: str, imports: ImportTable) -> bool:
