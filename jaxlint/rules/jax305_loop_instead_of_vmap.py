@@ -7,9 +7,9 @@ import ast
 import libcst as cst
 
 from jaxlint.analysis.cst_text import code_of
-from jaxlint.analysis.jax_api import JIT_APIS
+from jaxlint.analysis.jax_api import JIT_APIS, is_array_api
 from jaxlint.analysis.names import dotted_ast
-from jaxlint.analysis.scope import ModuleIndex
+from jaxlint.analysis.scope import ClassInfo, ModuleIndex
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal
@@ -56,21 +56,41 @@ class LoopInsteadOfVmap(Rule):
             return
         loop = comprehension.for_in
         rows = loop.iter
-        if not isinstance(rows, cst.Name) or context.kind_at(rows, rows) != Kind.ARRAY:
-            return
-        if context.unproven_array(rows):
+        if not self._array_rows(rows):
             return
         callee = self._jax_call(comprehension.elt)
         if callee is None:
             return
         self.report(
             node,
-            f"this calls `{callee}` once per row of `{rows.value}` from Python — one dispatch "
-            f"(or one trace) per row — and stacks the rows; `jax.vmap` computes them in one "
-            f"call: `jax.vmap(lambda {code_of(loop.target)}: {code_of(comprehension.elt)})"
-            f"({rows.value})`",
+            f"this calls `{callee}` once per row of `{code_of(rows)}` from Python — one "
+            f"dispatch (or one trace) per row — and stacks the rows; `jax.vmap` computes them "
+            f"in one call: `jax.vmap(lambda {code_of(loop.target)}: "
+            f"{code_of(comprehension.elt)})({code_of(rows)})`",
             fix=self._fix(node, comprehension),
         )
+
+    def _array_rows(self, rows: cst.BaseExpression) -> bool:
+        """Is the comprehension's iterable a JAX array: a local known to hold one, a slice of
+        one, or an attribute of `self` that the class only ever sets to JAX arrays
+        (`self.locations = jax.device_put(locs)`)?"""
+        context = self.context
+        while isinstance(rows, cst.Subscript) and all(
+            isinstance(s.slice, cst.Slice) for s in rows.slice
+        ):
+            rows = rows.value
+        if isinstance(rows, cst.Name):
+            return context.kind_at(rows, rows) == Kind.ARRAY and not context.unproven_array(rows)
+        function = context.function
+        if (
+            isinstance(rows, cst.Attribute)
+            and isinstance(rows.value, cst.Name)
+            and rows.value.value == "self"
+            and function is not None
+            and function.class_info is not None
+        ):
+            return _array_attribute(function.class_info, rows.attr.value, context.index)
+        return False
 
     def _jax_call(self, elt: cst.BaseExpression) -> str | None:
         """The JAX work the element expression calls (a jitted function, a `jnp` op), if any."""
@@ -91,8 +111,27 @@ class LoopInsteadOfVmap(Rule):
                     jitted = info is not None and any(r.api in JIT_APIS for r in info.roots)
                     if jitted or name in index.aliases:
                         return name
+                method = self._jitted_method(func)
+                if method is not None:
+                    return method
             if not isinstance(current, (cst.Lambda, cst.FunctionDef)):
                 stack.extend(current.children)
+        return None
+
+    def _jitted_method(self, func: cst.BaseExpression) -> str | None:
+        """`self.distance(...)` where the class's `distance` is jitted."""
+        function = self.context.function
+        if not (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+            and function is not None
+            and function.class_info is not None
+        ):
+            return None
+        method = function.class_info.all_methods().get(func.attr.value)
+        if method is not None and any(r.api in JIT_APIS for r in method.roots):
+            return code_of(func)
         return None
 
     def _fix(self, call: cst.Call, comprehension: cst.ListComp) -> Edit | Refusal:
@@ -124,3 +163,29 @@ def _nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
         found.append(current)
         stack.extend(current.children)
     return found
+
+
+def _array_attribute(class_info: ClassInfo, attribute: str, index: ModuleIndex) -> bool:
+    """Does every `self.<attribute> = ...` in the class's methods store a JAX array (a call
+    into `jax.numpy`/`jax.random`/`jax.device_put`), and is there one?"""
+    values = [
+        node.value
+        for method in class_info.all_methods().values()
+        for node in ast.walk(method.node)
+        if isinstance(node, ast.Assign)
+        and any(
+            isinstance(t, ast.Attribute)
+            and t.attr == attribute
+            and isinstance(t.value, ast.Name)
+            and t.value.id == "self"
+            for t in node.targets
+        )
+    ]
+    return bool(values) and all(
+        isinstance(v, ast.Call)
+        and (
+            is_array_api(resolved := index.imports.resolve(dotted_ast(v.func)) or "")
+            or resolved == "jax.device_put"
+        )
+        for v in values
+    )
