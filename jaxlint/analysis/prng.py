@@ -403,6 +403,7 @@ def _consumer_text(
     package = (imports.package or "").partition(".")[0]
     # only a name the module calls is asked of the project (a re-export in `__init__` or an
     # import for an annotation leaves the module's analysis as it is whatever the name does)
+    called: set[str] | None = None  # the names the text calls (read when first needed)
     for alias, target in imports.aliases.items():
         if target == "jax":
             modules.append(rf"{re.escape(alias)}\.random")
@@ -411,10 +412,9 @@ def _consumer_text(
         elif target.startswith(RANDOM):
             functions.append(alias)
         elif "." in target:  # (a consumer is named `module.function`)
-            if (
-                _calls(text, alias)
-                and ask_consumer(imported, target, key_keywords=False) is not None
-            ):
+            if called is None:
+                called = set(_CALLED_NAME.findall(text))
+            if alias in called and ask_consumer(imported, target, key_keywords=False) is not None:
                 functions.append(alias)
             elif package and target.startswith(package + "."):
                 project_modules.append(alias)
@@ -434,16 +434,8 @@ def _consumer_text(
     return calls, tokens
 
 
-def _calls(text: str, name: str) -> bool:
-    """Does `text` call `name` (`name(`, `name (`, `x.name(`: what `\\bname\\s*\\(` finds)?"""
-    at = text.find(name)
-    while at >= 0:
-        end = at + len(name)
-        before = text[at - 1] if at else " "
-        if not (before.isalnum() or before == "_") and text[end : end + 80].lstrip()[:1] == "(":
-            return True
-        at = text.find(name, end)
-    return False
+# a name the text calls: `name(`, `name (`, `x.name(`
+_CALLED_NAME = re.compile(r"\b(\w+)\s*\(")
 
 
 @functools.lru_cache(maxsize=64)
@@ -2034,6 +2026,9 @@ def _assigned_names(body: list[ast.stmt], call: ast.Call) -> set[str]:
     return set()
 
 
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")  # the statement lists of a node
+
+
 def _statements(scope: ast.AST) -> Iterator[ast.stmt]:
     """Every statement in `scope`, those of nested functions and classes too (what `ast.walk`
     finds of them, without visiting the expressions)."""
@@ -2042,7 +2037,7 @@ def _statements(scope: ast.AST) -> Iterator[ast.stmt]:
         node = stack.pop()
         if isinstance(node, ast.stmt):
             yield node
-        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+        for name in _BLOCKS:
             block = getattr(node, name, None)
             if isinstance(block, list):
                 stack.extend(block)
@@ -2153,7 +2148,13 @@ def _none_guards(function: ast.AST, params: set[str]) -> dict[int, frozenset[str
                 visit(node.body, none | {is_none} if is_none else none)
                 visit(node.orelse, none | {not_none} if not_none else none)
                 continue
-            if isinstance(node, ast.Call) and none:
+            if not none:  # no call here is guarded: only an `if` further in can start a guard
+                for name in _BLOCKS:
+                    block = getattr(node, name, None)
+                    if isinstance(block, list):
+                        visit(block, none)
+                continue
+            if isinstance(node, ast.Call):
                 found[id(node)] = none
             visit(ast.iter_child_nodes(node), none)
 

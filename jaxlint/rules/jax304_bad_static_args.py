@@ -70,10 +70,10 @@ class BadStaticArgs(Rule):
     def may_apply(cls, unit: UnitSummary) -> bool:
         # a spec's problems all concern its static parameters; a call passing a display is a
         # host candidate wherever it is
-        # a traced unit may hand a tracer to a static parameter of what it calls
+        # a traced method may hand a tracer to a static parameter of a jitted method
         return (
             cls.code in unit.host_candidates
-            or (unit.traced and bool(unit.called or unit.methods_called))
+            or (unit.traced and bool(unit.methods_called & _static_methods(unit)))
             or any(
                 root.static_argnums or root.static_argnames or root.static_params
                 for function in unit.jitted
@@ -184,6 +184,17 @@ class BadStaticArgs(Rule):
             "traced)",
             fix=fix,
         )
+
+
+def _static_methods(unit: UnitSummary) -> set[str]:
+    """The methods with static parameters of the classes the unit's functions belong to."""
+    return {
+        name
+        for function in unit.functions
+        if function.class_info is not None
+        for name, method in function.class_info.all_methods().items()
+        if any(r.via == "decorator" and r.static_params for r in method.roots)
+    }
 
 
 def _tuple_elements(elements: tuple[cst.BaseElement, ...]) -> list[cst.BaseElement]:
