@@ -1810,8 +1810,9 @@ def _plain_names(target: ast.expr) -> set[str]:
 
 
 def _unused_random_results(scope: ast.AST, imports: ImportTable) -> set[int]:
-    """The `jax.random` calls of `scope` whose results are discarded or bound only to names
-    that nothing in it reads."""
+    """The calls of `scope` whose results nothing uses: `jax.random` calls discarded or bound
+    only to names that nothing in it reads or that are rebound first, and trees a `tree_map`
+    lambda ignores."""
     read = _names_read(scope)
     unused = set()
     for node in _statements(scope):
@@ -1829,7 +1830,32 @@ def _unused_random_results(scope: ast.AST, imports: ImportTable) -> set[int]:
         plain = all(isinstance(t, (ast.Name, ast.Tuple, ast.List, ast.Starred)) for t in targets)
         if plain and not any(name.id in read for name in names):
             unused.add(id(value))
-    return unused | _overwritten_draws(scope, imports)
+    return unused | _overwritten_draws(scope, imports) | _ignored_by_tree_map(scope, imports)
+
+
+TREE_MAPS = frozenset({"jax.tree_util.tree_map", "jax.tree.map"})
+
+
+def _ignored_by_tree_map(scope: ast.AST, imports: ImportTable) -> set[int]:
+    """Calls whose result is a tree `tree_map` hands to a lambda parameter the lambda never
+    reads (`tree_map(lambda x, k1, k2: x + normal(k1), xs, split(a), split(b))`: `k2` unused)."""
+    found: set[int] = set()
+    for node in ast.walk(scope):
+        if not (
+            isinstance(node, ast.Call)
+            and node.args
+            and isinstance(node.args[0], ast.Lambda)
+            and imports.resolve(dotted_ast(node.func)) in TREE_MAPS
+        ):
+            continue
+        function = node.args[0]
+        if function.args.vararg is not None:
+            continue
+        read = {n.id for n in ast.walk(function.body) if isinstance(n, ast.Name)}
+        for param, tree in zip(function.args.args, node.args[1:], strict=False):
+            if param.arg not in read and isinstance(tree, ast.Call):
+                found.add(id(tree))
+    return found
 
 
 def _overwritten_draws(scope: ast.AST, imports: ImportTable) -> set[int]:

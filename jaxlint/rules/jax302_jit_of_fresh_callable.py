@@ -91,6 +91,21 @@ class JitOfFreshCallable(Rule):
         self._loops.pop()
         self._items.pop()
 
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._derive_items(node)
+
+    def _derive_items(self, node: cst.Assign | cst.AnnAssign) -> None:
+        """A name bound from the loop's item is the item too (`func = getattr(fns, name)`)."""
+        if not self._items or not self._items[-1] or self._loops[-1] is not self.context.function:
+            return
+        if node.value is None or not {n.value for n in _names_in(node.value)} & self._items[-1]:
+            return
+        targets = (
+            [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        )
+        for target in targets:
+            self._items[-1] |= {n.value for n in target_names(target)}
+
     def visit_While(self, node: cst.While) -> None:
         self._loops.append(self.context.function)
         self._items.append(set())
@@ -125,6 +140,7 @@ class JitOfFreshCallable(Rule):
     def visit_Assign(self, node: cst.Assign) -> None:
         if any(isinstance(t.target, (cst.Subscript, cst.Attribute)) for t in node.targets):
             self._keep(node.value)  # `fns[name] = jax.jit(...)`
+        self._derive_items(node)
 
     def _keep(self, value: cst.BaseExpression) -> None:
         """Note the calls `value` stores as it is made (through list, tuple and dict displays)."""
@@ -265,6 +281,16 @@ def _repeats(call: ast.Call, statement: ast.stmt, index: ModuleIndex) -> bool:
             return immediately_called and parent.name in _called_in_loops(index)
         node, parent = parent, parents.get(id(parent))
     return False
+
+
+def _names_in(node: cst.CSTNode) -> list[cst.Name]:
+    found, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name):
+            found.append(current)
+        stack.extend(current.children)
+    return found
 
 
 def _calls_any(callable_: cst.BaseExpression, names: set[str]) -> bool:
