@@ -1830,7 +1830,90 @@ def _unused_random_results(scope: ast.AST, imports: ImportTable) -> set[int]:
         plain = all(isinstance(t, (ast.Name, ast.Tuple, ast.List, ast.Starred)) for t in targets)
         if plain and not any(name.id in read for name in names):
             unused.add(id(value))
-    return unused | _overwritten_draws(scope, imports) | _ignored_by_tree_map(scope, imports)
+    return (
+        unused
+        | _overwritten_draws(scope, imports)
+        | _ignored_by_tree_map(scope, imports)
+        | _draws_into_dead_names(scope, imports)
+    )
+
+
+_PLAIN_TARGETS = (ast.Name, ast.Tuple, ast.List, ast.Starred)
+_PURE_NAMESPACES = ("jax.", "numpy.", "math.", "builtins.")
+
+
+def _computes_only(value: ast.expr, imports: ImportTable) -> bool:
+    """Does evaluating `value` only compute (every call into JAX, NumPy, `math` or a builtin,
+    or a JAX transform's result: `jax.vmap(f)(xs)`)? Then dropping its result drops all of it;
+    another call (`env.step(a)`) may act on the world."""
+    for node in ast.walk(value):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func.func if isinstance(node.func, ast.Call) else node.func
+        if not (imports.resolve(dotted_ast(func)) or "").startswith(_PURE_NAMESPACES):
+            return False
+    return True
+
+
+def _draws_into_dead_names(scope: ast.AST, imports: ImportTable) -> set[int]:
+    """`jax.random` calls in the value of an assignment whose names are dead: never read, or
+    read only by assignments to dead names (`zs = vmap(sample)(p, split(key, n))` read only by
+    `emp_mean = zs.mean(0)`, which nothing reads). A name bound any other way stays live.
+    Functions only: a module's names may be imported elsewhere, a class body's are read as
+    attributes."""
+    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return set()
+    in_classes = {
+        id(s) for c in ast.walk(scope) if isinstance(c, ast.ClassDef) for s in _statements(c)
+    }
+    assigns = [
+        s
+        for s in _statements(scope)
+        if isinstance(s, ast.Assign)
+        and all(isinstance(t, _PLAIN_TARGETS) for t in s.targets)
+        and id(s) not in in_classes
+        and _computes_only(s.value, imports)
+    ]
+    if not assigns:
+        return set()
+    targets_of: dict[int, set[str]] = {}
+    target_nodes: set[int] = set()
+    value_nodes: dict[int, int] = {}  # a node in an assignment's value → that assignment
+    for assign in assigns:
+        names = [n for t in assign.targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        targets_of[id(assign)] = {n.id for n in names}
+        target_nodes |= {id(n) for n in names}
+        for node in ast.walk(assign.value):
+            value_nodes.setdefault(id(node), id(assign))
+    dead = set().union(*targets_of.values())
+    reads: list[tuple[str, int | None]] = []
+    for node in ast.walk(scope):
+        if isinstance(node, ast.arg):
+            dead.discard(node.arg)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            dead -= set(node.names)
+        elif isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                reads.append((node.id, value_nodes.get(id(node))))
+            elif id(node) not in target_nodes:
+                dead.discard(node.id)  # a loop target, `+=`, `with ... as`, `del`
+    changed = True
+    while changed:
+        live = {
+            name
+            for name, owner in reads
+            if name in dead and (owner is None or not targets_of[owner] <= dead)
+        }
+        changed = bool(live)
+        dead -= live
+    return {
+        id(node)
+        for assign in assigns
+        if targets_of[id(assign)] <= dead
+        for node in ast.walk(assign.value)
+        if isinstance(node, ast.Call)
+        and (imports.resolve(dotted_ast(node.func)) or "").startswith(RANDOM)
+    }
 
 
 TREE_MAPS = frozenset({"jax.tree_util.tree_map", "jax.tree.map"})
