@@ -620,7 +620,7 @@ class _IndexBuilder:
         self._resolved_calls: list[tuple[FunctionInfo | None, ast.Call, str | None]] | None = None
         self._class_of: dict[int, ClassInfo] = {}
         self.instances: dict[str, ClassInfo] = {}  # module-level `name = LocalClass(...)`
-        # id(function node) → `local_bindings` of it, computed when a call site asks
+        # id(function node) → `_local_bindings` of it, computed when a call site asks
         self.local_bindings: dict[int, dict[str, list[ast.expr | None]]] = {}
         self.module_assigns: list[ast.Assign] = []
         # (wrapped function, its custom derivative rule): the rule is traced where `f` is
@@ -1211,12 +1211,11 @@ def _argument_hint(
             return "traced"  # a traced function hands its own (traced) argument on
         if scope is not None and argument.id in scope.local_names:
             return "container" if _holds_container(scope, argument, builder) else None
-        if scope is None or argument.id not in scope.local_names:
-            bound_to = builder.module_values_cache.get(argument.id, "")
-            if bound_to == "container":
-                return "container"
-            if is_array_api(bound_to) and bound_to not in STRUCTURED_RESULTS:
-                return "array"
+        bound_to = builder.module_values_cache.get(argument.id, "")
+        if bound_to == "container":
+            return "container"
+        if is_array_api(bound_to) and bound_to not in STRUCTURED_RESULTS:
+            return "array"
         return None
     if isinstance(argument, ast.Call):
         callee = builder._resolve(dotted_ast(argument.func), scope) or ""
@@ -1239,7 +1238,7 @@ def _holds_container(scope: FunctionInfo, name: ast.Name, builder: _IndexBuilder
         return False
     bindings = builder.local_bindings.get(id(node))
     if bindings is None:
-        bindings = builder.local_bindings[id(node)] = local_bindings(node)
+        bindings = builder.local_bindings[id(node)] = _local_bindings(node)
     values = bindings.get(name.id)
     if not values or not all(v is not None and _builds_container(v) for v in values):
         return False
@@ -1263,7 +1262,7 @@ def _builds_container(value: ast.expr) -> bool:
     )
 
 
-def local_bindings(
+def _local_bindings(
     node: ast.FunctionDef | ast.AsyncFunctionDef,
 ) -> dict[str, list[ast.expr | None]]:
     """Name → the values a function's own statements bind it to (None: a binding without one,
