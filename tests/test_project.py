@@ -504,3 +504,63 @@ def test_a_check_stands_where_what_the_index_learnt_later_cannot_change_it(
             lint_path(path, Config(), fused).diagnostics
             == lint_path(path, Config(), apart).diagnostics
         )
+
+
+FLOW_BASE = """
+    import equinox as eqx
+    from jax import random
+
+
+    class Transform(eqx.Module):
+        def __init__(self, *, input_shape, **kwargs):
+            super().__init__(**kwargs)
+            self.input_shape = input_shape
+
+
+    class NoisyTransform(Transform):
+        def __init__(self, *, input_shape, key, **kwargs):
+            super().__init__(input_shape=input_shape, **kwargs)
+            self.scale = random.normal(key, input_shape)
+"""
+
+FLOW_LAYERS = """
+    from jax import random
+    from pkg.base import *
+
+
+    class Squeeze(Transform):
+        def __init__(self, input_shape, **kwargs):
+            super().__init__(input_shape=input_shape, **kwargs)
+
+
+    class Jitter(NoisyTransform):
+        def __init__(self, input_shape, **kwargs):
+            super().__init__(input_shape=input_shape, **kwargs)
+
+
+    def squeeze_flow(key, x):
+        x = x + random.normal(key, x.shape)
+        return Squeeze(x.shape, key=key), x
+
+
+    def jitter_flow(key, x):
+        x = x + random.normal(key, x.shape)
+        return Jitter(x.shape, key=key), x
+
+
+    if __name__ == "__main__":
+        from debug import *
+"""
+
+
+def test_a_key_forwarded_through_super_to_bases_that_take_none_is_not_consumed(
+    tmp_path: Path,
+) -> None:
+    # generax: `Squeeze(shape, key=key)` hands its **kwargs to a base whose constructor hands
+    # them to `eqx.Module`: nothing draws from the key (a star import in the `__main__` block
+    # comes after the class is made); a base that draws from `key` is a consumer
+    make_package(tmp_path, {"base.py": FLOW_BASE, "layers.py": FLOW_LAYERS})
+    found = check(tmp_path, "pkg")
+    assert [(Path(d["path"]).name, d["line"], d["code"]) for d in found] == [
+        ("layers.py", 23, "JAX501")
+    ]

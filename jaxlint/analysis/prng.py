@@ -25,7 +25,7 @@ from collections.abc import Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from jaxlint.analysis.alternatives import Selections
-from jaxlint.analysis.names import ImportTable, ast_target_names, dotted_ast
+from jaxlint.analysis.names import ImportTable, absolute_module, ast_target_names, dotted_ast
 from jaxlint.analysis.project_view import ask_consumer
 from jaxlint.analysis.scope import (
     FORWARDED,
@@ -326,7 +326,11 @@ class KeyFlow:
         if slot not in self._summaries:
             consumed = self.consumed_params(function)
             weak = sorted(self._weak.get(id(function), ()))
-            if not KEY_KEYWORDS & set(function.params) and _forwards_kwargs(function.node):
+            if (
+                not KEY_KEYWORDS & set(function.params)
+                and _forwards_kwargs(function.node)
+                and not self._forwards_to_bases_taking_no_key(function)
+            ):
                 weak.append(FORWARDED)
             self._summaries[slot] = (
                 tuple(function.positional[shift:]),
@@ -335,6 +339,51 @@ class KeyFlow:
                 tuple(weak),
             )
         return self._summaries[slot]
+
+    def _forwards_to_bases_taking_no_key(self, function: FunctionInfo) -> bool:
+        """Does `function` hand its `**kwargs` only to `super().__init__(...)` (or `super()`'s
+        method of its own name), and does no base class take a key there: a base of this
+        module or of the project whose method consumes, guards and forwards no key keyword, or
+        one known to take none (`equinox.Module`, `abc.ABC`, `object`)? Then a `key=` given
+        to it is drawn from nowhere (generax's `Squeeze(shape, key=key)`)."""
+        owner = function.class_info
+        if owner is None or not _forwards_only_to_super(function):
+            return False
+        return bool(owner.base_names) and all(
+            self._base_takes_no_key(base, function.name, owner.node.lineno)
+            for base in owner.base_names
+        )
+
+    def _base_takes_no_key(self, base: str, method: str, line: int) -> bool:
+        """Does the base class `base` (named in a class defined on `line`) take no key in
+        `method`? See `_forwards_to_bases_taking_no_key`."""
+        index = self.index
+        imports = index.imports
+        if imports.resolve(base) in INERT_BASES or base in INERT_BASES:
+            return True
+        local = index.classes.get(base)
+        if local is not None:
+            found = local.all_methods().get(method)
+            if found is None:
+                return all(
+                    self._base_takes_no_key(b, method, local.node.lineno) for b in local.base_names
+                )
+            return _takes_no_key(self.summary(found, 1))
+        if method != "__init__":
+            return False  # the project summarises constructors only
+        qualified = imports.resolve(base)
+        own = (imports.package or "").partition(".")[0]
+        packages = index.project_packages | ({own} if own else set())
+        starred = _star_modules_before(index, line)
+        names = [qualified] if qualified else [f"{m}.{base}" for m in starred]
+        for name in names:
+            if name.partition(".")[0] not in packages:
+                continue
+            summary = ask_consumer(index.key_consumers, name, key_keywords=True)
+            if summary is not None:
+                return _takes_no_key(summary)
+        # a class of the project not listed takes no key; one found nowhere is unknown
+        return bool(names) and all(n.partition(".")[0] in packages for n in names)
 
     def add(self, finding: KeyFinding, objects: frozenset[int] = frozenset()) -> None:
         slot = (finding.code, id(finding.node))
@@ -2214,6 +2263,62 @@ def _bound(
             yield keyword.value, keywords[keyword.arg], strength[keyword.arg]
         elif FORWARDED in weak and keyword.arg in KEY_KEYWORDS and keyword.arg not in names:
             yield keyword.value, keywords[keyword.arg], WEAK
+
+
+# bases whose constructor takes no key: a `key=` handed to them through `super().__init__`
+INERT_BASES = frozenset(
+    {"equinox.Module", "abc.ABC", "builtins.object", "object", "typing.Generic", "typing.Protocol"}
+)
+
+
+def _star_modules_before(index: ModuleIndex, line: int) -> list[str]:
+    """The modules `from m import *` at the top level of the module binds names from before
+    `line` (a star import in the `__main__` block comes after every class is made)."""
+    found = []
+    for statement in index.tree.body:
+        if (
+            isinstance(statement, ast.ImportFrom)
+            and statement.lineno < line
+            and any(a.name == "*" for a in statement.names)
+        ):
+            module = absolute_module(statement.module, statement.level, index.imports.package)
+            if module is not None:
+                found.append(module)
+    return found
+
+
+def _takes_no_key(summary: KeyConsumer) -> bool:
+    """A summary that consumes, guards and hands on no key keyword."""
+    _, consumed, guards, weak = summary
+    return not (
+        KEY_KEYWORDS & set(consumed)
+        or any(KEY_KEYWORDS & {k} for k, _ in guards)
+        or KEY_KEYWORDS & set(weak)
+        or FORWARDED in weak
+    )
+
+
+def _forwards_only_to_super(function: FunctionInfo) -> bool:
+    """Is every call passing the function's `**kwargs` on a `super().__init__(...)` or
+    `super().<its own name>(...)`?"""
+    kwarg = getattr(getattr(function.node, "args", None), "kwarg", None)
+    if kwarg is None:
+        return False
+    for node in ast.walk(function.node):
+        if isinstance(node, ast.Call) and any(
+            k.arg is None and isinstance(k.value, ast.Name) and k.value.id == kwarg.arg
+            for k in node.keywords
+        ):
+            func = node.func
+            if not (
+                isinstance(func, ast.Attribute)
+                and func.attr in ("__init__", function.name)
+                and isinstance(func.value, ast.Call)
+                and isinstance(func.value.func, ast.Name)
+                and func.value.func.id == "super"
+            ):
+                return False
+    return True
 
 
 def _forwards_kwargs(function: ast.AST) -> bool:
