@@ -896,7 +896,11 @@ class _Walker:
         if _runs_once(frame.node, self.sizes):
             return
         for place, obj, call, key in frame.events:
-            if self._shuffles_loop_item(call, frame) or _seed_per_variant(call, key, frame):
+            if (
+                self._shuffles_loop_item(call, frame)
+                or _seed_per_variant(call, key, frame)
+                or _feeds_loop_item(call, frame.node)
+            ):
                 continue
             if not frame.closure and obj not in back.uses:
                 continue  # not consumed on a path that comes round again (it `break`s)
@@ -1358,7 +1362,11 @@ class _Walker:
         for obj in objects if not weak else ():
             self.flow.consumers[obj] = self.flow.consumers.get(obj, 0) + 1
             made = self.flow.seeded.get(obj)
-            if made is not None and any(frame is made[1] for frame in self.loops):
+            if (
+                made is not None
+                and any(frame is made[1] for frame in self.loops)
+                and not _feeds_loop_item(call, made[1].node)
+            ):
                 maker, frame = made
                 self.flow.add(
                     KeyFinding(
@@ -1718,6 +1726,43 @@ def _is_seed(place: str) -> bool:
     """A place named like a seed (`seed`, `random_seed`, `self.seed`), not like a key."""
     name = _split_place(place)[1]
     return "seed" in name.lower() and not KEY_NAME.search(name)
+
+
+def _feeds_loop_item(call: ast.Call, loop: ast.AST) -> bool:
+    """Is `call` an argument of a call of the loop's item whose results are kept apart, one
+    per item (`{name: metric(w, split(k, n)) for name, metric in metrics.items()}`,
+    `scores[name] = metric(...)`): each variant given the same numbers, a fair comparison, as
+    `_seed_per_variant`. Not `x = layer(x, key)`: there the layers' draws meet."""
+    varied = _loop_targets(loop)
+    comprehension = isinstance(loop, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp))
+    statements = [] if comprehension else list(_statements(loop))
+    for node in ast.walk(loop):
+        if not isinstance(node, ast.Call) or node is call:
+            continue
+        root = node.func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not (isinstance(root, ast.Name) and root.id in varied):
+            continue
+        arguments = [*node.args, *(k.value for k in node.keywords)]
+        if not any(inner is call for a in arguments for inner in ast.walk(a)):
+            continue
+        if comprehension or any(_keeps_apart(s, node) for s in statements):
+            return True
+    return False
+
+
+def _keeps_apart(statement: ast.stmt, value: ast.Call) -> bool:
+    """Does `statement` store `value` into a container (`out[k] = value`, `out.append(value)`)?"""
+    if isinstance(statement, ast.Assign) and statement.value is value:
+        return all(isinstance(t, (ast.Subscript, ast.Attribute)) for t in statement.targets)
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Call)
+        and isinstance(statement.value.func, ast.Attribute)
+        and statement.value.func.attr in ("append", "extend")
+        and any(a is value for a in statement.value.args)
+    )
 
 
 def _one_value_randint(node: ast.Call, qualified: str) -> bool:
