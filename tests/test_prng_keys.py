@@ -145,6 +145,34 @@ def test_layers_seeded_through_nnx_rngs_in_a_loop_over_sizes_are_found() -> None
     assert "layer_dims[i]" in lines[found[0].line - 1]
 
 
+NUMPYRO_PREDICT = """
+import jax
+import jax.numpy as jnp
+import numpyro.distributions as dist
+
+
+def predict(rng_key, x_new, sigma_x, n):
+    x_prime = dist.Normal(x_new, sigma_x).sample(rng_key, sample_shape=(n,)).mean(0)
+    mean, cov = x_prime, jnp.eye(x_prime.shape[0])
+    return dist.MultivariateNormal(mean, cov).sample(rng_key, sample_shape=(n,))
+
+
+def fresh_keys(rng_key, x_new, sigma_x, n):
+    k1, k2 = jax.random.split(rng_key)
+    x_prime = dist.Normal(x_new, sigma_x).sample(k1, sample_shape=(n,)).mean(0)
+    return dist.Normal(x_prime, sigma_x).sample(k2, sample_shape=(n,))
+"""
+
+
+def test_a_numpyro_distribution_sampled_twice_from_one_key_is_found() -> None:
+    # gpax's uigp: the input noise and the predictive sample drawn from one key (numpyro's
+    # `sample(key, shape)` draws from the key it is given first; not needed to lint)
+    found = lint_source(NUMPYRO_PREDICT, "uigp.py", SELECT, verify=False).diagnostics
+    lines = NUMPYRO_PREDICT.splitlines()
+    assert [(d.code, lines[d.line - 1].strip()[:6]) for d in found] == [("JAX501", "return")]
+    assert "MultivariateNormal" in lines[found[0].line - 1]
+
+
 @pytest.mark.parametrize("path", PRNG_FIXTURES, ids=lambda p: p.name)
 def test_applied_suggestions_remove_the_reuse(path: Path) -> None:
     source = path.read_text(encoding="utf-8")

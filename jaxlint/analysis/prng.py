@@ -1240,6 +1240,13 @@ class _Walker:
         if last == "init" and node.args and isinstance(node.func, ast.Attribute):
             yield node.args[0], args[0], NAMED
             return
+        if (
+            last in ("sample", "sample_with_intermediates")
+            and node.args
+            and self._numpyro_draw(node)
+        ):
+            yield node.args[0], args[0], NAMED  # `dist.Normal(m, s).sample(key, (n,))`
+            return
         # a key handed by position to a callee jaxlint cannot see (`self.env.step(key, s, a)`,
         # `coupling.sample(k1, x)`, `dist.sample(key, n)`): such callees draw from it far more
         # often than not (a weak consumer: a reuse still needs one known consumer of the key) —
@@ -1256,6 +1263,15 @@ class _Walker:
         for argument, objects in zip(node.args, args, strict=True):
             if not isinstance(argument, ast.Starred) and self._is_key(argument, _NOTHING):
                 yield argument, objects, WEAK
+
+    def _numpyro_draw(self, node: ast.Call) -> bool:
+        """`dist.Normal(m, s).sample(key, ...)`: a numpyro distribution made on the spot draws
+        from the key it is given first (distrax and TFP take theirs as `seed=`)."""
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call)):
+            return False
+        made = self.imports.resolve(dotted_ast(func.value.func)) or ""
+        return made.startswith("numpyro.distributions.")
 
     def _imported_consumer(self, node: ast.Call, qualified: str) -> KeyConsumer | None:
         """The project consumer a call runs: by its qualified name, or a bare name a `from m
@@ -1301,6 +1317,10 @@ class _Walker:
         func = node.func
         while isinstance(func, ast.Call) and func.args:
             func = func.args[0]
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
+            made = dotted_ast(func.value.func)  # `dist.Normal(m, s).sample`
+            if made is not None:
+                return f"{made}(...).{func.attr}"
         return dotted_ast(func) or "a call"
 
     def _callee(self, func: ast.expr, qualified: str) -> tuple[FunctionInfo, int] | None:
@@ -1558,7 +1578,7 @@ class _Walker:
         ] == [ast.dump(k) for k in call.keywords]
         if not same:
             return False
-        transformed = ast.dump(first.node.func) != ast.dump(call.func)
+        transformed = _wraps(first.node.func, call.func) or _wraps(call.func, first.node.func)
         target, earlier = self.targets.get(id(call)), self.targets.get(id(first.node))
         return transformed or (
             target is not None and earlier is not None and ast.dump(target) == ast.dump(earlier)
@@ -1726,6 +1746,15 @@ def _is_seed(place: str) -> bool:
     """A place named like a seed (`seed`, `random_seed`, `self.seed`), not like a key."""
     name = _split_place(place)[1]
     return "seed" in name.lower() and not KEY_NAME.search(name)
+
+
+def _wraps(outer: ast.expr, inner: ast.expr) -> bool:
+    """Is `outer` a call built around `inner` (`jax.value_and_grad(loss)` around `loss`)? Not
+    two receivers that differ (`dist.Normal(m, s).sample` and `dist.Normal(x, s).sample`)."""
+    if not isinstance(outer, ast.Call):
+        return False
+    wanted = ast.dump(inner)
+    return any(n is not outer and ast.dump(n) == wanted for n in ast.walk(outer))
 
 
 def _feeds_loop_item(call: ast.Call, loop: ast.AST) -> bool:
