@@ -458,7 +458,7 @@ def _consumer_text(
             modules.append(rf"{re.escape(alias)}\.random")
         elif target == "jax.random":
             modules.append(re.escape(alias))
-        elif target.startswith(RANDOM):
+        elif _public(target).startswith(RANDOM):
             functions.append(alias)
         elif "." in target:  # (a consumer is named `module.function`)
             if called is None:
@@ -1140,7 +1140,7 @@ class _Walker:
         return self.fresh()
 
     def call(self, node: ast.Call, state: _State) -> frozenset[int]:
-        qualified = self.imports.resolve(dotted_ast(node.func)) or ""
+        qualified = _public(self.imports.resolve(dotted_ast(node.func)) or "")
         if qualified == FOLD_IN and node.args and isinstance(node.args[0], ast.Call):
             self._folded_makers.add(id(node.args[0]))
         receiver_root = None
@@ -1746,6 +1746,16 @@ def _is_seed(place: str) -> bool:
     """A place named like a seed (`seed`, `random_seed`, `self.seed`), not like a key."""
     name = _split_place(place)[1]
     return "seed" in name.lower() and not KEY_NAME.search(name)
+
+
+_PRIVATE_RANDOM = "jax._src.random."
+
+
+def _public(qualified: str) -> str:
+    """`jax._src.random.split` (imported from JAX's private module) is `jax.random.split`."""
+    if qualified.startswith(_PRIVATE_RANDOM):
+        return RANDOM + qualified[len(_PRIVATE_RANDOM) :]
+    return qualified
 
 
 def _wraps(outer: ast.expr, inner: ast.expr) -> bool:
