@@ -1237,8 +1237,8 @@ class _Walker:
                     yield value, values[id(value)], NAMED
             elif keyword.arg != "rngs":  # an `nnx.Rngs` advances itself on every use
                 yield keyword.value, keywords[keyword.arg], NAMED if library else WEAK
-        if last == "init" and node.args and isinstance(node.func, ast.Attribute):
-            yield node.args[0], args[0], NAMED
+        if last in ("init", "initialize") and node.args and isinstance(node.func, ast.Attribute):
+            yield node.args[0], args[0], NAMED  # `model.init(key, x)`, `manifold.initialize(key)`
             return
         if (
             last in ("sample", "sample_with_intermediates")
