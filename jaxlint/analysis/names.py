@@ -181,3 +181,13 @@ def ast_target_names(target: ast.expr) -> list[str]:
     if isinstance(target, ast.Starred):
         return ast_target_names(target.value)
     return []
+
+
+def ast_int_literal(node: ast.expr | None) -> int | None:
+    """The value of an integer literal (`1`, `-1`), or None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = ast_int_literal(node.operand)
+        return None if inner is None else -inner
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None

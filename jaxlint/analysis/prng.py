@@ -25,7 +25,13 @@ from collections.abc import Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from jaxlint.analysis.alternatives import Selections
-from jaxlint.analysis.names import ImportTable, absolute_module, ast_target_names, dotted_ast
+from jaxlint.analysis.names import (
+    ImportTable,
+    absolute_module,
+    ast_int_literal,
+    ast_target_names,
+    dotted_ast,
+)
 from jaxlint.analysis.project_view import ask_consumer
 from jaxlint.analysis.scope import (
     FORWARDED,
@@ -1813,17 +1819,8 @@ def _one_value_randint(node: ast.Call, qualified: str) -> bool:
     for position, name in ((2, "minval"), (3, "maxval")):
         if len(node.args) > position:
             bounds[name] = node.args[position]
-    low, high = (_literal_int(bounds.get(name)) for name in ("minval", "maxval"))
+    low, high = (ast_int_literal(bounds.get(name)) for name in ("minval", "maxval"))
     return low is not None and high is not None and high - low <= 1
-
-
-def _literal_int(node: ast.expr | None) -> int | None:
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _literal_int(node.operand)
-        return None if inner is None else -inner
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    return None
 
 
 def _seed_per_variant(call: ast.Call, key: ast.expr, frame: _Loop) -> bool:

@@ -122,6 +122,20 @@ class Query:
             return f"{info.class_info.node.name}.{info.name}"
         return info.name
 
+    def own_method(self, func: cst.BaseExpression) -> FunctionInfo | None:
+        """The method of the current function's class (or a base of the module) that
+        `self.<name>(...)` runs, if the call is one."""
+        function = self.function
+        if not (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+            and function is not None
+            and function.class_info is not None
+        ):
+            return None
+        return function.class_info.all_methods().get(func.attr.value)
+
     def resolve(self, expression: cst.BaseExpression) -> str | None:
         """Qualified name of a Name/Attribute reference, through imports; None if local."""
         return self.resolve_in(self.function, expression)

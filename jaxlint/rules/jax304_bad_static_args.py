@@ -120,16 +120,7 @@ class BadStaticArgs(Rule):
     ) -> list[tuple[FunctionInfo, JitRoot, tuple[str, ...]]]:
         """`self.move(...)` in a method: the jit roots with static parameters of the class's
         decorated method `move`, and its parameters after `self`."""
-        function = self.context.function
-        if not (
-            isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Name)
-            and func.value.value == "self"
-            and function is not None
-            and function.class_info is not None
-        ):
-            return []
-        method = function.class_info.methods.get(func.attr.value)
+        method = self.context.own_method(func)
         if method is None or not method.is_method:
             return []
         return [

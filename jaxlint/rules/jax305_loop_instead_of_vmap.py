@@ -120,16 +120,7 @@ class LoopInsteadOfVmap(Rule):
 
     def _jitted_method(self, func: cst.BaseExpression) -> str | None:
         """`self.distance(...)` where the class's `distance` is jitted."""
-        function = self.context.function
-        if not (
-            isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Name)
-            and func.value.value == "self"
-            and function is not None
-            and function.class_info is not None
-        ):
-            return None
-        method = function.class_info.all_methods().get(func.attr.value)
+        method = self.context.own_method(func)
         if method is not None and any(r.api in JIT_APIS for r in method.roots):
             return code_of(func)
         return None

@@ -37,6 +37,7 @@ from typing import Any
 import jax
 
 from jaxlint.analysis.jax_api import BROADCASTING_NAMES, REDUCTION_NAMES, SHAPE_PRESERVING_NAMES
+from jaxlint.analysis.names import ast_int_literal
 from jaxlint.verify.inputs import ARRAY_LADDER, CALL_LADDER, INT, ArgKind, Binding, Param
 from jaxlint.verify.namespace import last_name
 
@@ -260,7 +261,7 @@ class _Interpreter:
         # `x.shape[i]`: rank above i
         if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
             owner = self.expr(node.value.value)
-            i = _int(index)
+            i = ast_int_literal(index)
             if i is not None:
                 self.evidence.at_least(owner, i + 1 if i >= 0 else -i)
             return _Val(None)
@@ -391,7 +392,7 @@ class _Interpreter:
             return _Val(None)
         if axis is None or (isinstance(axis, ast.Constant) and axis.value is None):
             return _Val(() if keep is None else tuple(_Dim(1) for _ in value.shape))
-        i = _int(axis)
+        i = ast_int_literal(axis)
         if i is not None:
             self.evidence.at_least(value, i + 1 if i >= 0 else -i)
             if -len(value.shape) <= i < len(value.shape):
@@ -405,7 +406,7 @@ class _Interpreter:
 
     def concatenate(self, elements: list[ast.expr], rest: list[ast.expr], keywords: dict) -> _Val:
         axis_node = keywords.get("axis", rest[0] if rest else None)
-        axis = 0 if axis_node is None else _int(axis_node)
+        axis = 0 if axis_node is None else ast_int_literal(axis_node)
         if axis is None:
             return _Val(None)
         values = [self.expr(e) for e in elements]
@@ -514,16 +515,6 @@ class _Interpreter:
             counts = {c: inputs.count(c) for c in inputs if c.isalpha()}
             output = "".join(sorted(c for c, n in counts.items() if n == 1))
         return _Val(tuple(letters.get(c) or _Dim() for c in output))
-
-
-def _int(node: ast.expr | None) -> int | None:
-    """The value of an integer literal (`1`, `-1`), or None."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _int(node.operand)
-        return None if inner is None else -inner
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    return None
 
 
 def _is_none(node: ast.expr) -> bool:
