@@ -15,6 +15,7 @@ from jaxlint.analysis.names import dotted_ast, target_names
 from jaxlint.analysis.scope import FunctionInfo, ModuleIndex
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.engine.rule import Rule, UnitContext
+from jaxlint.rules._codegen import names_in
 
 PARTIALS = frozenset({"functools.partial"})
 JIT_NAMES = frozenset(q.rsplit(".", 1)[1] for q in JIT_APIS)
@@ -98,7 +99,7 @@ class JitOfFreshCallable(Rule):
         """A name bound from the loop's item is the item too (`func = getattr(fns, name)`)."""
         if not self._items or not self._items[-1] or self._loops[-1] is not self.context.function:
             return
-        if node.value is None or not {n.value for n in _names_in(node.value)} & self._items[-1]:
+        if node.value is None or not names_in(node.value) & self._items[-1]:
             return
         targets = (
             [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
@@ -281,16 +282,6 @@ def _repeats(call: ast.Call, statement: ast.stmt, index: ModuleIndex) -> bool:
             return immediately_called and parent.name in _called_in_loops(index)
         node, parent = parent, parents.get(id(parent))
     return False
-
-
-def _names_in(node: cst.CSTNode) -> list[cst.Name]:
-    found, stack = [], [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Name):
-            found.append(current)
-        stack.extend(current.children)
-    return found
 
 
 def _calls_any(callable_: cst.BaseExpression, names: set[str]) -> bool:
