@@ -21,7 +21,7 @@ import itertools
 import re
 import weakref
 from collections import Counter
-from collections.abc import Container, Iterable, Iterator, Mapping
+from collections.abc import Collection, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from jaxlint.analysis.alternatives import Selections
@@ -294,7 +294,7 @@ class KeyFlow:
         text = self.index.text
         if "random" not in text and "key" not in text and "rng" not in text:
             return
-        direct, tokens = _consumer_text(self.index.imports, self.index.key_consumers, text)
+        direct, tokens = _consumer_text(self.index)
         self._candidates, findable = _may_consume(self.index, direct, tokens)
         _Walker(self, None, self.index.imports).run(self.index.tree.body, [])
         for function in self.index.functions:
@@ -445,9 +445,7 @@ def key_consumers(index: ModuleIndex, module: str) -> dict[str, KeyConsumer]:
     return found
 
 
-def _consumer_text(
-    imports: ImportTable, imported: Mapping[str, KeyConsumer], text: str
-) -> tuple[_ConsumerCalls, tuple[str, ...]]:
+def _consumer_text(index: ModuleIndex) -> tuple[_ConsumerCalls, tuple[str, ...]]:
     """What a call consuming a key looks like in this module's text (`jr.normal(`,
     `jax.random.split(`, `normal(` imported from jax.random or a consumer imported from the
     project, a key keyword…), and substrings one of which every line holding one contains."""
@@ -455,10 +453,12 @@ def _consumer_text(
     # modules of this module's own package (`from . import sampling`): `sampling.perturb(key,
     # x)` may call a consumer of theirs (asked of `imported` by name only: iterating it would
     # make every check depend on every consumer of the project)
+    imports, imported, text = index.imports, index.key_consumers, index.text
     package = (imports.package or "").partition(".")[0]
-    # only a name the module calls is asked of the project (a re-export in `__init__` or an
-    # import for an annotation leaves the module's analysis as it is whatever the name does)
-    called: set[str] | None = None  # the names the text calls (read when first needed)
+    packages = index.project_packages | ({package} if package else set())
+    # only a name of the project that the module calls is asked of the project (a re-export
+    # in `__init__` or an import for an annotation leaves the module's analysis as it is
+    # whatever the name does)
     for alias, target in imports.aliases.items():
         if target == "jax":
             modules.append(rf"{re.escape(alias)}\.random")
@@ -467,9 +467,11 @@ def _consumer_text(
         elif _public(target).startswith(RANDOM):
             functions.append(alias)
         elif "." in target:  # (a consumer is named `module.function`)
-            if called is None:
-                called = set(_CALLED_NAME.findall(text))
-            if alias in called and ask_consumer(imported, target, key_keywords=False) is not None:
+            if (
+                target.partition(".")[0] in packages
+                and _calls(text, alias)
+                and ask_consumer(imported, target, key_keywords=False) is not None
+            ):
                 functions.append(alias)
             elif package and target.startswith(package + "."):
                 project_modules.append(alias)
@@ -489,8 +491,26 @@ def _consumer_text(
     return calls, tokens
 
 
-# a name the text calls: `name(`, `name (`, `x.name(`
-_CALLED_NAME = re.compile(r"\b(\w+)\s*\(")
+_OPENS_CALL = re.compile(r"\s*\(")
+
+
+def _calls(text: str, name: str) -> bool:
+    """Does `text` call `name` (`name(`, `name (`, `x.name(`)? One search per name: a module
+    imports a few dozen names, and a scan for every called name of the text costs more."""
+    at = text.find(name)
+    while at >= 0:
+        end = at + len(name)
+        before = text[at - 1] if at else " "
+        if not (before.isalnum() or before == "_") and _OPENS_CALL.match(text, end):
+            return True
+        at = text.find(name, end)
+    return False
+
+
+# `sampling.perturb(k1, x)` (a module of the project handed a key) and `normal(` (a consumer
+# imported by name), for the names of one module
+_PROJECT_MODULE_CALL = r"\b(?:{})\.\w+\s*\((?:[^()\n]*?,)?\s*(?:" + _KEY_LIKE + r")\s*[,)]"
+_NAME_CALL = r"\b(?:{})\s*\("
 
 
 @functools.lru_cache(maxsize=64)
@@ -517,6 +537,9 @@ class _ConsumerCalls:
     def count(self, line: str) -> int:
         """How many consumer calls `line` holds: as many as `findall` of the union of the
         four patterns would give (leftmost first, the earlier pattern on a tie)."""
+        # (a pattern whose names the line does not hold is not searched)
+        modules = self.project_modules if any(m in line for m in self.project_modules) else ()
+        functions = self.functions if any(f in line for f in self.functions) else ()
         count, at = 0, 0
         while at <= len(line):
             found = [
@@ -524,8 +547,8 @@ class _ConsumerCalls:
                 for m in (
                     _OTHER_CONSUMERS_RE.search(line, at),
                     self.random_modules.search(line, at) if self.random_modules else None,
-                    _first_of(_PROJECT_MODULE_CALL, line, at, self.project_modules),
-                    _first_of(_NAME_CALL, line, at, self.functions),
+                    _first_of(_PROJECT_MODULE_CALL, line, at, modules),
+                    _first_of(_NAME_CALL, line, at, functions),
                 )
                 if m is not None
             ]
@@ -538,7 +561,7 @@ class _ConsumerCalls:
 
 
 def _first_of(
-    pattern: re.Pattern[str], line: str, at: int, names: frozenset[str]
+    pattern: re.Pattern[str], line: str, at: int, names: Collection[str]
 ) -> re.Match[str] | None:
     """The first match of `pattern` from `at` whose first group is one of `names` (no match
     of the others can hide one: a name starts each, and none holds a name and a call)."""

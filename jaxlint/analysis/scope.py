@@ -481,6 +481,17 @@ def _inherits_pytree_base(class_info: ClassInfo, seen: frozenset[int]) -> bool:
 _EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
 
+# node type → (is it a statement, the fields that may hold nodes): `ctx`, identifiers and
+# constants' values never do
+_SHAPES: dict[type, tuple[bool, tuple[str, ...]]] = {}
+_LEAF_FIELDS = frozenset({"ctx", "id", "arg", "attr", "name", "names", "value_kind", "kind"})
+
+
+def _shape(kind: type) -> tuple[bool, tuple[str, ...]]:
+    fields = tuple(f for f in kind._fields if f not in _LEAF_FIELDS)
+    return issubclass(kind, ast.stmt), fields
+
+
 def _reachability(body: list[ast.stmt], dead: bool) -> list[tuple[ast.stmt, bool]]:
     """Each statement of a block, and whether it is dead (after an exit of the block)."""
     out = []
@@ -693,11 +704,14 @@ class _IndexBuilder:
                 else:  # binds in the function; elsewhere only a name the module leaves free
                     scope.imports.append(node)  # type: ignore[arg-type]
                     self.imports.add(node, keep_bound=True)  # type: ignore[arg-type]
-            is_statement = isinstance(node, ast.stmt)
+            shape = _SHAPES.get(kind)
+            if shape is None:
+                shape = _SHAPES[kind] = _shape(kind)
+            is_statement, field_names = shape
             inner_owner = owner if is_statement else None
-            for field_name in node._fields:
+            for field_name in field_names:
                 value = getattr(node, field_name, None)
-                if isinstance(value, list):
+                if type(value) is list:
                     if value and isinstance(value[0], ast.stmt):
                         for item, gone in reversed(_reachability(value, dead)):
                             stack.append((item, scope, inner_owner, gone))
