@@ -59,6 +59,19 @@ JIT_APIS = frozenset(
         "flax.nnx.pmap",
     }
 )
+# Base classes of libraries whose jitted methods call methods a subclass defines: base class →
+# (the subclass's method, the base's jitted method that calls it). gymnax's `Environment.step`
+# and `reset` are `partial(jax.jit, static_argnums=(0,))` and call `self.step_env(key, state,
+# action, params)` and `self.reset_env(key, params)`: every argument but `self` is traced.
+FRAMEWORK_TRACED_METHODS: dict[str, dict[str, str]] = {
+    "gymnax.environments.environment.Environment": {"step_env": "step", "reset_env": "reset"},
+}
+# the same classes by the other names their packages export them under
+FRAMEWORK_BASE_ALIASES = {
+    "gymnax.environments.Environment": "gymnax.environments.environment.Environment",
+    "gymnax.Environment": "gymnax.environments.environment.Environment",
+}
+
 # jit-likes whose non-array arguments are static automatically (no self/cls problem).
 FILTERING_JITS = frozenset({"equinox.filter_jit", "equinox.filter_pmap"})
 # transforms whose Modules have reference semantics: attribute writes inside are legal.

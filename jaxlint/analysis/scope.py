@@ -19,6 +19,8 @@ from jaxlint.analysis.jax_api import (
     EAGER_TRANSFORMS,
     FILTER_JIT_STATIC_ANNOTATIONS,
     FILTERING_JITS,
+    FRAMEWORK_BASE_ALIASES,
+    FRAMEWORK_TRACED_METHODS,
     HOST_CALLBACKS,
     JIT_APIS,
     NON_PYTREE_CLASS_APIS,
@@ -161,6 +163,9 @@ class FunctionInfo:
     # every JAX operation is traced there
     staged: bool = False
     staged_body: bool = False  # passed to a STAGING_TRANSFORM: every parameter is a tracer
+    # called by a library's jitted method with that method's own arguments (gymnax's `step`
+    # calls `self.step_env(key, state, action, params)`): every parameter but `self` is a tracer
+    framework_traced: bool = False
     partial_bound: set[str] = field(default_factory=set)  # bound by some `partial(f, ...)`
     callers: list[FunctionInfo] = field(default_factory=list)
     constant_params: set[str] | None = None  # params every visible call site passes a literal
@@ -233,6 +238,8 @@ class FunctionInfo:
         plain -= self.partial_bound
         if self.staged_body:
             return frozenset(plain)
+        if self.framework_traced:
+            return frozenset(plain - set(self.positional[:1]))
         if any(root.api in TRACING_JITS for root in self.roots):
             return frozenset(plain - self.static_params)
         return frozenset()
@@ -989,6 +996,35 @@ class _IndexBuilder:
         if reason.api in STAGING_TRANSFORMS:
             info.staged_body = True
 
+    def _mark_framework_methods(self, class_info: ClassInfo) -> None:
+        """Methods a library's jitted base method calls (`step_env` of a gymnax environment,
+        called by the jitted `Environment.step`): traced, every parameter but `self`."""
+        base = self._framework_base(class_info, set())
+        if base is None:
+            return
+        for method, caller in FRAMEWORK_TRACED_METHODS[base].items():
+            info = class_info.methods.get(method)
+            if info is not None:
+                module, _, owner = base.rpartition(".")
+                reason = TraceReason("called", "jax.jit", f"{owner}.{caller}", module)
+                self._mark(info, TraceKind.ABSTRACT, reason)
+                info.framework_traced = not info.host
+
+    def _framework_base(self, class_info: ClassInfo, seen: set[int]) -> str | None:
+        """The `FRAMEWORK_TRACED_METHODS` class `class_info` derives from, through the classes
+        of the module."""
+        seen.add(id(class_info))
+        for name in class_info.base_names:
+            name = FRAMEWORK_BASE_ALIASES.get(name, name)
+            if name in FRAMEWORK_TRACED_METHODS:
+                return name
+            local = self.classes.get(name)
+            if local is not None and id(local) not in seen:
+                found = self._framework_base(local, seen)
+                if found is not None:
+                    return found
+        return None
+
     def find_roots(self) -> None:
         for info in self.functions:
             if isinstance(info.node, ast.Lambda):
@@ -1010,6 +1046,9 @@ class _IndexBuilder:
                     root.node = decorator
                     info.roots.append(root)
                 self._mark(info, kind, TraceReason("decorated", api))
+
+        for class_info in self._class_of.values():
+            self._mark_framework_methods(class_info)
 
         for scope, call, api in self.resolved_calls():
             if api == "functools.partial" and call.args:
