@@ -31,7 +31,7 @@ class LoopInsteadOfVmap(Rule):
 
     @classmethod
     def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
-        return " for " in text and any(f"{name}([" in text for name in STACKER_NAMES)
+        return " for " in text and any(f"{name}(" in text for name in STACKER_NAMES)
 
     @classmethod
     def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
@@ -39,7 +39,7 @@ class LoopInsteadOfVmap(Rule):
         args = node.args  # type: ignore[attr-defined]
         return (
             len(args) == 1
-            and isinstance(args[0], ast.ListComp)
+            and isinstance(args[0], (ast.ListComp, ast.Name))  # a name: a list built before
             and index.imports.resolve(dotted_ast(func)) in STACKERS
         )
 
@@ -52,8 +52,11 @@ class LoopInsteadOfVmap(Rule):
         if context.traced or context.function is None:
             return  # traced code: a comprehension over an array is JAX101's
         comprehension = stacked_comprehension(node, context)
-        if comprehension is None:
-            return
+        built_before = comprehension is None
+        if built_before:
+            comprehension = self._stacked_list(node)
+            if comprehension is None:
+                return
         loop = comprehension.for_in
         rows = loop.iter
         if not self._array_rows(rows):
@@ -62,13 +65,29 @@ class LoopInsteadOfVmap(Rule):
         if callee is None:
             return
         self.report(
-            node,
+            comprehension if built_before else node,  # (the stack may be far below)
             f"this calls `{callee}` once per row of `{code_of(rows)}` from Python — one "
             f"dispatch (or one trace) per row — and stacks the rows; `jax.vmap` computes them "
             f"in one call: `jax.vmap(lambda {code_of(loop.target)}: "
             f"{code_of(comprehension.elt)})({code_of(rows)})`",
-            fix=self._fix(node, comprehension),
+            fix=Refusal("the list is built in another statement: compute it with jax.vmap there")
+            if built_before
+            else self._fix(node, comprehension),
         )
+
+    def _stacked_list(self, call: cst.Call) -> cst.ListComp | None:
+        """The comprehension a name `call` stacks was bound to, when that binding is the only
+        one reaching the call (`rows = [f(r) for r in x]` then `jnp.stack(rows)`)."""
+        if len(call.args) != 1 or call.args[0].keyword or call.args[0].star:
+            return None
+        name = call.args[0].value
+        if not isinstance(name, cst.Name) or self.context.resolve(call.func) not in STACKERS:
+            return None
+        reaching = self.context.reaching_values(name)
+        if len(reaching) == 1 and reaching[0][0] == "assign":
+            value = reaching[0][1]
+            return value if isinstance(value, cst.ListComp) else None
+        return None
 
     def _array_rows(self, rows: cst.BaseExpression) -> bool:
         """Is the comprehension's iterable a JAX array: a local known to hold one, a slice of
