@@ -41,7 +41,7 @@ def test_fixes_are_applied_where_the_timed_statement_is_a_call():
     result = lint_source(source, str(PATH), Config(select=("JAX307",)), fix=True, verify=False)
     applied = [d for d in result.diagnostics if d.fix and d.fix.applied]
     refused = [d for d in result.diagnostics if not (d.fix and d.fix.applied)]
-    assert len(applied) == 7 and len(refused) == 1  # bench_loop: wait after the loop by hand
+    assert len(applied) == 8 and len(refused) == 1  # bench_loop: wait after the loop by hand
     assert "block" in (refused[0].fix.note or "")
 
 

@@ -218,6 +218,9 @@ class TimingWithoutSync(Rule):
         targets = [info] if info is not None and info.roots else index.aliases.get(name.value)
         if targets:
             return not any(_returns_when_done(t, index) for t in targets)
+        if self.context.function is None:  # module level: `train_jit = jax.jit(train)`
+            made_by = index.module_values.get(name.value)
+            return made_by in JIT_APIS and made_by not in WAITING_JITS
         bindings = self.context.reaching_values(name)
         return bool(bindings) and all(
             isinstance(value, cst.Call)
