@@ -252,6 +252,7 @@ class KeyFlow:
         self._elements: dict[tuple[int, str], int] = {}
         self.items: dict[int, list[frozenset[int]]] = {}  # tuple object → its items' objects
         self.seeded: dict[int, tuple[ast.Call, _Loop]] = {}  # key made from a loop-invariant seed
+        self._constant_seeds: dict[int, ast.Call | None] = {}  # see `constant_seed`
         self.reported: set[int] = set()
         # object → where the last reuse of it reported by the JAX501 check was: a later one is
         # reported too (a third draw from one key), an earlier one (a loop's body walked
@@ -320,6 +321,14 @@ class KeyFlow:
         self._running.discard(key)
         self._consumed[key] = consumed
         return consumed
+
+    def constant_seed(self, function: FunctionInfo) -> ast.Call | None:
+        """The key maker of `function` that takes a literal seed (`jax.random.PRNGKey(0)`),
+        when the function takes no key, makes its key only so (outside loops), draws from it
+        and returns a value: each call returns the same draws for the same arguments."""
+        if id(function) not in self._constant_seeds:
+            self._constant_seeds[id(function)] = _constant_seed(function, self.index.imports)
+        return self._constant_seeds[id(function)]
 
     def summary(self, function: FunctionInfo, shift: int = 0) -> KeyConsumer:
         """What a call of `function` does with its keys: its positional parameters (less the
@@ -1196,6 +1205,8 @@ class _Walker:
                 self.consume(argument, objects, node, via, state, weak=strength == WEAK)
         if qualified == FOLD_IN and len(node.args) >= 2:
             self._fold(node, args[0], state)
+        if self.loops:
+            self._repeat_of_seeded(node, qualified)
         if qualified in LOOP_PRIMITIVES:
             self._loop_primitive(node, qualified, state)
         if receiver_root is not None and receiver_root in state.places and not qualified:
@@ -1612,6 +1623,32 @@ class _Walker:
         return transformed or (
             target is not None and earlier is not None and ast.dump(target) == ast.dump(earlier)
         )
+
+    def _repeat_of_seeded(self, node: ast.Call, qualified: str) -> None:
+        """A call, in a loop, of a function of the module that makes its key from a constant
+        seed and draws from it (`generate_net_st()` starting from `PRNGKey(0)`), with the same
+        arguments on every iteration: every iteration gets the same random numbers."""
+        callee = self._callee(node.func, qualified)
+        if callee is None:
+            return
+        maker = self.flow.constant_seed(callee[0])
+        frame = self.loops[-1]
+        if maker is None or _runs_once(frame.node, self.sizes):
+            return
+        arguments = [*node.args, *(k.value for k in node.keywords)]
+        if all(_invariant(a, frame.node) for a in arguments):
+            self.flow.add(
+                KeyFinding(
+                    "JAX502",
+                    node,
+                    None,
+                    f"`{callee[0].name}` makes its key from the constant seed on line "
+                    f"{maker.lineno} on every call, and this {_loop_kind(frame.node)} calls "
+                    "it with the same arguments each time, so every iteration gets the same "
+                    "random numbers; give it a key split per iteration",
+                    loop=frame.node,
+                )
+            )
 
     def _seed(self, node: ast.Call, made: int) -> None:
         """Remember a key made from a seed that does not change in the loop around it."""
@@ -2303,6 +2340,48 @@ def _statements(scope: ast.AST) -> Iterator[ast.stmt]:
             block = getattr(node, name, None)
             if isinstance(block, list):
                 stack.extend(block)
+
+
+def _constant_seed(function: FunctionInfo, module_imports: ImportTable) -> ast.Call | None:
+    """See `KeyFlow.constant_seed`."""
+    node = function.node
+    if isinstance(node, ast.Lambda) or any(KEY_NAME.search(p) for p in function.params):
+        return None
+    imports = imports_in(function, module_imports)
+
+    def resolved(call: ast.Call) -> str:
+        return _public(imports.resolve(dotted_ast(call.func)) or "")
+
+    makers, draws, returns = [], 0, False
+    for inner in _own_nodes(node.body):
+        if isinstance(inner, _LOOPS) and any(
+            isinstance(n, ast.Call) and resolved(n) in MAKERS for n in ast.walk(inner)
+        ):
+            return None  # a key made per iteration is the loop's own JAX502
+        if isinstance(inner, ast.Return) and inner.value is not None:
+            returns = True
+        elif isinstance(inner, ast.Call):
+            qualified = resolved(inner)
+            if qualified in MAKERS:
+                makers.append(inner)
+            elif qualified.startswith(RANDOM) and qualified not in NOT_CONSUMING:
+                draws += 1
+    if len(makers) != 1 or not draws or not returns or not makers[0].args:
+        return None
+    seed = makers[0].args[0]
+    literal = isinstance(seed, ast.Constant) and type(seed.value) is int
+    return makers[0] if literal else None
+
+
+_LOOPS = (
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
 
 
 def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
