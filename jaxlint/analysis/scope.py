@@ -166,6 +166,9 @@ class FunctionInfo:
     # called by a library's jitted method with that method's own arguments (gymnax's `step`
     # calls `self.step_env(key, state, action, params)`): every parameter but `self` is a tracer
     framework_traced: bool = False
+    # params every traced call site of the module passes a tracer parameter of the caller to
+    # by name (`self.transition(key, state, action)` in a gymnax `step_env`)
+    passed_tracers: frozenset[str] = frozenset()
     partial_bound: set[str] = field(default_factory=set)  # bound by some `partial(f, ...)`
     callers: list[FunctionInfo] = field(default_factory=list)
     constant_params: set[str] | None = None  # params every visible call site passes a literal
@@ -242,7 +245,7 @@ class FunctionInfo:
             return frozenset(plain - set(self.positional[:1]))
         if any(root.api in TRACING_JITS for root in self.roots):
             return frozenset(plain - self.static_params)
-        return frozenset()
+        return self.passed_tracers
 
     def encloses_local(self, name: str) -> bool:
         """Is `name` a local of a function enclosing this one (a closure variable)?"""
@@ -1212,6 +1215,7 @@ class _IndexBuilder:
     def propagate(self) -> None:
         edges = self._callees()
         literal_args: dict[int, list[set[str]]] = {}
+        traced_sites: dict[int, list[tuple[FunctionInfo, ast.Call | None]]] = {}
         work = [f for f in self.functions if f.trace is not None]
         while work:
             caller = work.pop()
@@ -1224,6 +1228,9 @@ class _IndexBuilder:
                     literal_args.setdefault(id(callee.node), []).append(
                         _constant_params(call, callee, caller, self.classes)
                     )
+                sites = traced_sites.setdefault(id(callee.node), [])
+                if (caller, call) not in sites:
+                    sites.append((caller, call))
                 before = (callee.trace, callee.staged)
                 callee.staged |= caller.staged
                 if caller not in callee.callers:
@@ -1237,6 +1244,35 @@ class _IndexBuilder:
             sites = literal_args.get(id(info.node))
             if sites and not info.roots:
                 info.constant_params = set.intersection(*sites)
+        self._pass_tracers(traced_sites)
+
+    def _pass_tracers(
+        self, traced_sites: Mapping[int, list[tuple[FunctionInfo, ast.Call | None]]]
+    ) -> None:
+        """`passed_tracers` of the functions traced only by calls of this module: the params
+        every such call gives a tracer parameter of its caller, by name (to a fixed point: a
+        chain of helpers hands the tracer on)."""
+        helpers = [
+            (info, sites)
+            for info in self.functions
+            if (sites := traced_sites.get(id(info.node)))
+            and info.staged
+            and not info.roots
+            and not info.staged_body
+            and all(r.by_call and not r.module for r in info.reasons)
+            and all(call is not None and not _unpacks(call) for _, call in sites)
+        ]
+        changed = True
+        while changed:
+            changed = False
+            for info, sites in helpers:
+                positional = info.positional[1:] if info.is_method else info.positional
+                passed = frozenset.intersection(
+                    *(_tracers_passed(call, positional, caller) for caller, call in sites)  # type: ignore[arg-type]
+                )
+                if passed != info.passed_tracers:
+                    info.passed_tracers = passed
+                    changed = True
 
 
 def _custom_rule_owner(node: ast.expr) -> str | None:
@@ -1479,6 +1515,40 @@ def _constant_params(
     pairs = _passed(call, positional)
     constant = {name for name, argument in pairs if _constant_argument(argument, caller, classes)}
     return constant | (set(callee.with_defaults) - {name for name, _ in pairs})
+
+
+def _tracers_passed(
+    call: ast.Call, positional: tuple[str, ...], caller: FunctionInfo
+) -> frozenset[str]:
+    """The params `call` gives a tracer parameter of `caller` that the caller never rebinds."""
+    tracers = caller.tracer_params
+    if not tracers:
+        return frozenset()
+    names = {
+        name: argument.id
+        for name, argument in _passed(call, positional)
+        if isinstance(argument, ast.Name) and argument.id in tracers
+    }
+    if not names:
+        return frozenset()
+    rebound = _rebound_names(caller)
+    return frozenset(name for name, argument in names.items() if argument not in rebound)
+
+
+def _rebound_names(function: FunctionInfo) -> set[str]:
+    """Names `function`'s own body assigns (`x = ...`, `for x in`, `x += 1`…)."""
+    found: set[str] = set()
+    stack: list[ast.AST] = list(function.node.body) if isinstance(function.node.body, list) else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            found.add(node.id)
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(
+                child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+            ):
+                stack.append(child)
+    return found
 
 
 def _unpacks(call: ast.Call) -> bool:

@@ -13,7 +13,8 @@ body, checkpoint, or a function they call), for:
   one;
 - a name any of whose bindings is one of these (on that path the code raises).
 
-Everything else (helper parameters, attributes of pytrees, calls of user functions, values a
+Everything else (helper parameters, unless every traced call of the module hands the helper a
+tracer parameter of its caller unchanged; attributes of pytrees, calls of user functions, values a
 `jnp` call concretized with `.item()`) is not claimed.
 """
 
