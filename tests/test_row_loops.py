@@ -13,7 +13,7 @@ jax = pytest.importorskip("jax")
 np = pytest.importorskip("numpy")
 
 PATH = FIXTURES / "rules" / "jax305_row_loops.py"
-ROW_FUNCTIONS = ["norms", "softmaxes", "cumulative", "clipped", "outer_products"]
+ROW_FUNCTIONS = ["norms", "softmaxes", "cumulative", "clipped", "outer_products", "row_weights"]
 
 
 @pytest.fixture(scope="module")

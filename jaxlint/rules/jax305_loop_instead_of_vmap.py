@@ -6,10 +6,11 @@ import ast
 
 import libcst as cst
 
+from jaxlint.analysis.ast_walk import walk_ast
 from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.jax_api import JIT_APIS, is_array_api
 from jaxlint.analysis.names import dotted_ast
-from jaxlint.analysis.scope import ClassInfo, ModuleIndex
+from jaxlint.analysis.scope import ClassInfo, FunctionInfo, ModuleIndex, imports_in
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal
@@ -126,16 +127,30 @@ class LoopInsteadOfVmap(Rule):
                     return code_of(func)  # `r.mean()` of a row
                 if isinstance(current.func, cst.Name):
                     name = current.func.value
-                    info = index.module_defs.get(name)
+                    info = self._function_named(name)
                     jitted = info is not None and any(r.api in JIT_APIS for r in info.roots)
                     if jitted or name in index.aliases:
                         return name
+                    if info is not None and _calls_jax(info, index):
+                        return name  # a helper of the project doing JAX work, eagerly
                 method = self._jitted_method(func)
                 if method is not None:
                     return method
             if not isinstance(current, (cst.Lambda, cst.FunctionDef)):
                 stack.extend(current.children)
         return None
+
+    def _function_named(self, name: str) -> FunctionInfo | None:
+        """The function `name` calls here: a local `def` of an enclosing function, or one of
+        the module."""
+        scope = self.context.function
+        while scope is not None:
+            if name in scope.local_defs:
+                return scope.local_defs[name]
+            if name in scope.local_names:
+                return None
+            scope = scope.parent
+        return self.context.index.module_defs.get(name)
 
     def _jitted_method(self, func: cst.BaseExpression) -> str | None:
         """`self.distance(...)` where the class's `distance` is jitted."""
@@ -164,6 +179,17 @@ class LoopInsteadOfVmap(Rule):
             imports=(ImportSpec("jax"),) if spelling.jax == "jax" else (),
             verify_target=self.context.verify_target(),
         )
+
+
+def _calls_jax(function: FunctionInfo, index: ModuleIndex) -> bool:
+    """Does `function` (its body, with the functions it defines) call a JAX operation?"""
+    imports = imports_in(function, index.imports)
+    for node in walk_ast(function.node):
+        if isinstance(node, ast.Call):
+            qualified = imports.resolve(dotted_ast(node.func)) or ""
+            if qualified.startswith(WORK_PREFIXES):
+                return True
+    return False
 
 
 def _nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
