@@ -904,6 +904,8 @@ class _Evaluator:
         if isinstance(node.func, cst.Attribute):
             receiver = self.kind(node.func.value)
             method = node.func.attr.value
+            if method in DISTRIBUTION_DRAWS and _distribution(node.func.value, self.values):
+                return Kind.ARRAY  # `dist.Normal(m, s).sample(key, (n,))`: a JAX array
             if receiver == Kind.ARRAY:
                 if method == "tolist":
                     return Kind.CONTAINER
@@ -1012,6 +1014,18 @@ class _Evaluator:
             Kind.CONTAINER: Kind.TRACED,
             Kind.SHAPE: Kind.STATIC,
         }.get(kind, kind)
+
+
+# a probability library's distribution objects whose draws are JAX arrays
+DISTRIBUTION_MODULES = ("numpyro.distributions.", "tensorflow_probability.substrates.jax.")
+DISTRIBUTION_DRAWS = frozenset({"sample", "rsample"})
+
+
+def _distribution(node: cst.BaseExpression, values: FunctionValues) -> bool:
+    """A distribution made on the spot: `dist.MultivariateNormal(mean, cov)` of numpyro."""
+    return isinstance(node, cst.Call) and (values.resolve(node.func) or "").startswith(
+        DISTRIBUTION_MODULES
+    )
 
 
 def _head_name(node: cst.BaseExpression) -> str:
