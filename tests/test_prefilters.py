@@ -43,7 +43,8 @@ BROAD = {
         _staged(unit)
         and bool("Subscript" in unit.node_types or unit.called & SIZED_BY_VALUES.keys())
     ),
-    BadStaticArgs: lambda unit: bool(unit.jitted) or "JAX304" in unit.host_candidates,
+    # every unit: traced code may hand a tracer to a static parameter wherever it is
+    BadStaticArgs: lambda unit: True,
 }
 
 

@@ -51,6 +51,8 @@ _NOTHING: frozenset[int] = frozenset()  # the objects of a value that cannot be 
 # calls whose results are never keys (arrays, numbers, text)
 NO_KEYS = ("jax.numpy.", "numpy.", "jax.lax.", "jax.nn.", "math.", "builtins.")
 FOLD_IN = "jax.random.fold_in"
+# the initializer factories (each returns `init(key, shape, dtype)`)
+INITIALIZERS = ("jax.nn.initializers.", "flax.linen.initializers.", "flax.nnx.initializers.")
 # jax.random functions that take a key without consuming it (fold_in derives a new key)
 NOT_CONSUMING = MAKERS | {
     "jax.random.fold_in",
@@ -172,6 +174,7 @@ _POSITIONAL_CONSUMER = (
 _OTHER_CONSUMERS = (
     _KEYWORD_CONSUMER
     + r"|\.init\s*\(|\brngs\s*=\s*\{|import[^\n]*random|\bRngs\s*\(\s*\w*[a-z_]\w*\s*[,)]|"
+    + r"initializers\.\w+\s*\([^()\n]*\)\s*\(|"
     + _POSITIONAL_CONSUMER
 )
 _OTHER_CONSUMERS_RE = re.compile(_OTHER_CONSUMERS)
@@ -669,6 +672,8 @@ class _Walker:
         self.halves: dict[int, int] = {}  # a call indexed with a constant → the index
         self.sizes: dict[str, int] = {}  # a name bound to a list or tuple display → its length
         self.instances: dict[str, str] = {}  # a name bound to an instance of a module class
+        # names bound to an initializer (`jax.nn.initializers.he_uniform()`): does it draw?
+        self.initializers: dict[str, bool] = {}
         self._dead: set[int] | None = None  # `jax.random` calls whose results nothing reads
         self._discarded: set[int] = set()  # calls that are statements of their own
         self._places: _Places | None = None  # the `if` arms and loops around each node
@@ -761,9 +766,12 @@ class _Walker:
                 if isinstance(target, ast.Name):
                     self.sizes.pop(target.id, None)
                     self.instances.pop(target.id, None)
+                    self.initializers.pop(target.id, None)
                     value = node.value
                     if isinstance(value, (ast.List, ast.Tuple)):
                         self.sizes[target.id] = len(value.elts)
+                    elif (draws := self._initializer(value)) is not None:
+                        self.initializers[target.id] = draws
                     elif (
                         isinstance(value, ast.Call)
                         and isinstance(value.func, ast.Name)
@@ -1253,6 +1261,16 @@ class _Walker:
                 if keyword.arg == "key":
                     yield keyword.value, keywords["key"], KNOWN
             return
+        func = node.func
+        draws = (
+            (self.initializers.get(func.id) if isinstance(func, ast.Name) else None)
+            if not isinstance(func, ast.Call)
+            else self._initializer(func)
+        )
+        if draws is not None:
+            if draws and node.args:
+                yield node.args[0], args[0], KNOWN  # `w_init(key, shape)` draws from `key`
+            return
         callee = self._callee(node.func, qualified)
         if callee is not None:
             function, shift = callee
@@ -1623,6 +1641,19 @@ class _Walker:
         return transformed or (
             target is not None and earlier is not None and ast.dump(target) == ast.dump(earlier)
         )
+
+    def _initializer(self, node: ast.expr) -> bool | None:
+        """Is `node` an initializer of `jax.nn.initializers` (or flax's re-export), a function
+        taking a key first, and does it draw from it: `he_uniform(in_axis=-2)` made by a call
+        does, `zeros`, `ones` and `constant(0.1)` do not. None when it is none."""
+        call = isinstance(node, ast.Call)
+        made_by = _public(self.imports.resolve(dotted_ast(node.func if call else node)) or "")
+        if not made_by.startswith(INITIALIZERS):
+            return None
+        name = made_by.rpartition(".")[2]
+        if name in ("zeros", "ones"):
+            return None if call else False
+        return name != "constant" if call else None
 
     def _repeat_of_seeded(self, node: ast.Call, qualified: str) -> None:
         """A call, in a loop, of a function of the module that makes its key from a constant
