@@ -32,7 +32,11 @@ class LoopInsteadOfVmap(Rule):
 
     @classmethod
     def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
-        return " for " in text and any(f"{name}(" in text for name in STACKER_NAMES)
+        # a stacked comprehension, or one bound to a name (`rows = [...]`) stacked later
+        return " for " in text and (
+            any(f"{name}([" in text for name in STACKER_NAMES)
+            or ("= [" in text and any(f"{name}(" in text for name in STACKER_NAMES))
+        )
 
     @classmethod
     def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
@@ -40,7 +44,11 @@ class LoopInsteadOfVmap(Rule):
         args = node.args  # type: ignore[attr-defined]
         return (
             len(args) == 1
-            and isinstance(args[0], (ast.ListComp, ast.Name))  # a name: a list built before
+            and (
+                isinstance(args[0], ast.ListComp)
+                # a name: a list built before (by a comprehension somewhere in the module)
+                or (isinstance(args[0], ast.Name) and args[0].id in _comprehension_names(index))
+            )
             and index.imports.resolve(dotted_ast(func)) in STACKERS
         )
 
@@ -179,6 +187,21 @@ class LoopInsteadOfVmap(Rule):
             imports=(ImportSpec("jax"),) if spelling.jax == "jax" else (),
             verify_target=self.context.verify_target(),
         )
+
+
+def _comprehension_names(index: ModuleIndex) -> frozenset[str]:
+    """Names the module binds to a list comprehension (`rows = [f(r) for r in x]`)."""
+
+    def compute() -> frozenset[str]:
+        return frozenset(
+            target.id
+            for node in walk_ast(index.tree)
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.ListComp)
+            for target in node.targets
+            if isinstance(target, ast.Name)
+        )
+
+    return index.memoized("jax305-comprehension-names", compute)
 
 
 def _calls_jax(function: FunctionInfo, index: ModuleIndex) -> bool:
