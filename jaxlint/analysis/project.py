@@ -220,12 +220,9 @@ def build_project_index(
     marked_by: dict[tuple[str, str], str] = {}
     asked: dict[str, Asked] = {}  # module → the project consumers its summary asked
     reexports: dict[str, list[tuple[str, str]]] = {}  # module name → (name or "*", target)
-    # the modules that asked about project consumers, as indexed: asked again, they need not
-    # be parsed and indexed again
-    built: dict[str, ModuleIndex] = {}
     for key in importers_first(sources, index.sites, by_name):
         outgoing, consumers, parsed, asked[key], exported = _outgoing(
-            sources[key], index, key, jit_decorators, store, built, keep=on_parsed is not None
+            sources[key], index, key, jit_decorators, store, keep=on_parsed is not None
         )
         if exported:
             reexports[index.sites[key].name] = exported
@@ -249,7 +246,7 @@ def build_project_index(
             ):
                 marks[function] = (kind, how.in_module(caller))
                 marked_by[target_key, function] = key
-    _through_consumers(index, sources, asked, reexports, jit_decorators, store, built, on_parsed)
+    _through_consumers(index, sources, asked, reexports, jit_decorators, store, on_parsed)
     return index
 
 
@@ -260,7 +257,6 @@ def _through_consumers(
     reexports: Mapping[str, list[tuple[str, str]]],
     jit_decorators: tuple[str, ...],
     store: Store | None,
-    built: Mapping[str, ModuleIndex],
     on_parsed: OnParsed | None = None,
 ) -> None:
     """Summaries that hand a key on to another module's consumer (`make_block(key)` calling
@@ -279,7 +275,7 @@ def _through_consumers(
             if known == told[key]:
                 continue
             consumers, asked[key] = _consumers_knowing(
-                sources[key], index, key, known, jit_decorators, store, built.get(key), on_parsed
+                sources[key], index, key, known, jit_decorators, store, on_parsed
             )
             told[key] = known
             site_name = index.sites[key].name
@@ -336,13 +332,11 @@ def _consumers_knowing(
     known: Mapping[str, KeyConsumer],
     jit_decorators: tuple[str, ...],
     store: Store | None,
-    built: ModuleIndex | None,
     on_parsed: OnParsed | None = None,
 ) -> tuple[dict[str, KeyConsumer], Asked]:
     """The module's key consumers, its calls to the project's consumers followed (`known`: the
-    informative ones it asked about before, for the cache key); `built`: its index of the
-    first pass, if kept; `on_parsed` is given the module as parsed (its key findings too are
-    those of what is known now)."""
+    informative ones it asked about before, for the cache key); `on_parsed` is given the module
+    as parsed (its key findings too are those of what is known now)."""
     site = project.sites[path]
     key = ""
     if store is not None:
@@ -359,10 +353,7 @@ def _consumers_knowing(
             consumers, names = cached
             return _consumers_from_json(consumers), Asked.from_json(names)
     text = data.decode("utf-8")
-    if built is not None:  # (its marks were final when it was indexed: importers come first)
-        module = built.anew()
-    else:
-        module = _index_of(text, path, jit_decorators, site.package, project.marks.get(path, {}))
+    module = _index_of(text, path, jit_decorators, site.package, project.marks.get(path, {}))
     view = AskedNames(project.key_consumers)
     module.key_consumers = view
     consumers = key_consumers(module, site.name)
@@ -394,7 +385,6 @@ def _outgoing(
     path: str,
     jit_decorators: tuple[str, ...],
     store: Store | None,
-    built: dict[str, ModuleIndex],
     keep: bool = False,
 ) -> tuple[
     list[tuple[str, TraceKind, TraceReason]],
@@ -405,8 +395,7 @@ def _outgoing(
 ]:
     """What the module's traced code calls in other modules, its functions that consume PRNG
     keys (both empty when it does not parse); with `keep`, the module as parsed; the project
-    consumers it asked about; and what it re-exports of its package (`_project_reexports`).
-    A module that asked about consumers is kept in `built`, by path."""
+    consumers it asked about; and what it re-exports of its package (`_project_reexports`)."""
     key = ""
     site = project.sites[path]
     marks = project.marks.get(path, {})
@@ -434,8 +423,6 @@ def _outgoing(
         outgoing = list(module.outgoing)
         consumers = key_consumers(module, site.name)
         names = view.asked
-        if names.names:
-            built[path] = module
         exports = _project_reexports(module.imports, package) if _is_init(path) else []
         if keep:
             parsed = _parsed(project, path, text, module)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import itertools
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from jaxlint.analysis.jax_api import (
@@ -333,12 +333,6 @@ class ModuleIndex:
         if key not in self._memo:
             self._memo[key] = compute()
         return self._memo[key]
-
-    def anew(self) -> ModuleIndex:
-        """A copy with nothing derived from it yet (what the key flow or a rule memoized): the
-        same module analysed again with other facts of the project (its key consumers)."""
-        kept = {k: self._memo[k] for k in ("text", "line-starts") if k in self._memo}
-        return replace(self, key_consumers={}, _memo=kept)
 
     def called_on_host(self, function: FunctionInfo) -> bool:
         """Is `function`, or a jit alias of it, called from host code of this module (module
