@@ -519,12 +519,6 @@ def _calls(text: str, name: str) -> bool:
     return False
 
 
-# `sampling.perturb(k1, x)` (a module of the project handed a key) and `normal(` (a consumer
-# imported by name), for the names of one module
-_PROJECT_MODULE_CALL = r"\b(?:{})\.\w+\s*\((?:[^()\n]*?,)?\s*(?:" + _KEY_LIKE + r")\s*[,)]"
-_NAME_CALL = r"\b(?:{})\s*\("
-
-
 @functools.lru_cache(maxsize=64)
 def _compiled(pattern: str) -> re.Pattern[str] | None:
     return re.compile(pattern) if pattern else None

@@ -494,7 +494,7 @@ _EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 # node type → (is it a statement, the fields that may hold nodes): `ctx`, identifiers and
 # constants' values never do
 _SHAPES: dict[type, tuple[bool, tuple[str, ...]]] = {}
-_LEAF_FIELDS = frozenset({"ctx", "id", "arg", "attr", "name", "names", "value_kind", "kind"})
+_LEAF_FIELDS = frozenset({"ctx", "id", "arg", "attr", "name", "names", "kind"})
 
 
 def _shape(kind: type) -> tuple[bool, tuple[str, ...]]:
