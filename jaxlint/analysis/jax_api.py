@@ -72,6 +72,10 @@ FRAMEWORK_BASE_ALIASES = {
     "gymnax.Environment": "gymnax.environments.environment.Environment",
 }
 
+# probability libraries whose distribution objects draw JAX arrays, and their drawing methods
+DISTRIBUTION_MODULES = ("numpyro.distributions.", "tensorflow_probability.substrates.jax.")
+DISTRIBUTION_DRAWS = frozenset({"sample", "rsample"})
+
 # jit-likes whose non-array arguments are static automatically (no self/cls problem).
 FILTERING_JITS = frozenset({"equinox.filter_jit", "equinox.filter_pmap"})
 # transforms whose Modules have reference semantics: attribute writes inside are legal.

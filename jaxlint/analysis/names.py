@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from jaxlint.analysis.ast_walk import walk_ast
+
 BUILTIN_NAMES = frozenset(dir(builtins))
 
 # Public aliases JAX re-exports under a second spelling; resolved names use the left side's value.
@@ -191,3 +193,13 @@ def ast_int_literal(node: ast.expr | None) -> int | None:
     if isinstance(node, ast.Constant) and type(node.value) is int:
         return node.value
     return None
+
+
+def calls_under(node: ast.AST, imports: ImportTable, prefixes: tuple[str, ...]) -> bool:
+    """Does `node` (or anything under it) call a function whose qualified name starts with one
+    of `prefixes` (`("jax.",)`: any JAX call)?"""
+    return any(
+        isinstance(inner, ast.Call)
+        and (imports.resolve(dotted_ast(inner.func)) or "").startswith(prefixes)
+        for inner in walk_ast(node)
+    )

@@ -22,6 +22,8 @@ from jaxlint.analysis.jax_api import (
     ARRAY_FROM_DATA,
     ARRAY_METHODS,
     CONTAINER_ANNOTATIONS,
+    DISTRIBUTION_DRAWS,
+    DISTRIBUTION_MODULES,
     SEQUENCE_CONSTRUCTORS,
     SHAPE_PROJECTIONS,
     STATIC_ANNOTATIONS,
@@ -1014,11 +1016,6 @@ class _Evaluator:
             Kind.CONTAINER: Kind.TRACED,
             Kind.SHAPE: Kind.STATIC,
         }.get(kind, kind)
-
-
-# a probability library's distribution objects whose draws are JAX arrays
-DISTRIBUTION_MODULES = ("numpyro.distributions.", "tensorflow_probability.substrates.jax.")
-DISTRIBUTION_DRAWS = frozenset({"sample", "rsample"})
 
 
 def _distribution(node: cst.BaseExpression, values: FunctionValues) -> bool:

@@ -10,7 +10,7 @@ import libcst as cst
 from jaxlint.analysis.ast_walk import walk_ast
 from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.cst_walk import OwnScopeVisitor, walk
-from jaxlint.analysis.names import dotted_ast
+from jaxlint.analysis.names import calls_under
 from jaxlint.analysis.scope import ModuleIndex
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
@@ -417,21 +417,12 @@ def _jax_bound_names(statement: ast.stmt, index: ModuleIndex) -> frozenset[str]:
     def compute() -> frozenset[str]:
         names: set[str] = set()
         for node in walk_ast(statement):
-            if isinstance(node, ast.Assign) and _calls_jax(node.value, index):
+            if isinstance(node, ast.Assign) and calls_under(node.value, index.imports, ("jax.",)):
                 for target in node.targets:
                     names.update(n.id for n in walk_ast(target) if isinstance(n, ast.Name))
         return frozenset(names)
 
     return index.memoized(("jax204-bound", id(statement)), compute)
-
-
-def _calls_jax(value: ast.expr, index: ModuleIndex) -> bool:
-    for node in walk_ast(value):
-        if isinstance(node, ast.Call):
-            qualified = index.imports.resolve(dotted_ast(node.func)) or ""
-            if qualified.startswith("jax."):
-                return True
-    return False
 
 
 def _jax_aliases(index: ModuleIndex) -> tuple[str, ...]:

@@ -9,7 +9,7 @@ import libcst as cst
 from jaxlint.analysis.ast_walk import walk_ast
 from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.jax_api import JIT_APIS, is_array_api
-from jaxlint.analysis.names import dotted_ast
+from jaxlint.analysis.names import calls_under, dotted_ast
 from jaxlint.analysis.scope import ClassInfo, FunctionInfo, ModuleIndex, imports_in
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
@@ -139,7 +139,9 @@ class LoopInsteadOfVmap(Rule):
                     jitted = info is not None and any(r.api in JIT_APIS for r in info.roots)
                     if jitted or name in index.aliases:
                         return name
-                    if info is not None and _calls_jax(info, index):
+                    if info is not None and calls_under(
+                        info.node, imports_in(info, index.imports), WORK_PREFIXES
+                    ):
                         return name  # a helper of the project doing JAX work, eagerly
                 method = self._jitted_method(func)
                 if method is not None:
@@ -202,17 +204,6 @@ def _comprehension_names(index: ModuleIndex) -> frozenset[str]:
         )
 
     return index.memoized("jax305-comprehension-names", compute)
-
-
-def _calls_jax(function: FunctionInfo, index: ModuleIndex) -> bool:
-    """Does `function` (its body, with the functions it defines) call a JAX operation?"""
-    imports = imports_in(function, index.imports)
-    for node in walk_ast(function.node):
-        if isinstance(node, ast.Call):
-            qualified = imports.resolve(dotted_ast(node.func)) or ""
-            if qualified.startswith(WORK_PREFIXES):
-                return True
-    return False
 
 
 def _nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
