@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from jaxlint.analysis.ast_walk import walk_ast
 from jaxlint.analysis.names import ImportTable, dotted_ast
 
 # selections: qualified name → how their arms are given ("values": args 1 and 2 are the arms;
@@ -61,7 +62,7 @@ class Selections:
 def _arms(scope: ast.AST, imports: ImportTable) -> dict[int, Arm]:
     """Each arm's root node → (condition, arm index), for the selections in `scope`."""
     found: dict[int, Arm] = {}
-    for node in ast.walk(scope):
+    for node in walk_ast(scope):
         if not isinstance(node, ast.Call) or len(node.args) < 2:
             continue
         kind = SELECTIONS.get(imports.resolve(dotted_ast(node.func)) or "")
@@ -96,7 +97,7 @@ def _uses(
         return
     held = _target_names(statement)
     carriers = {id(statement)}
-    assignments = [n for n in ast.walk(scope) if isinstance(n, (ast.Assign, ast.AnnAssign))]
+    assignments = [n for n in walk_ast(scope) if isinstance(n, (ast.Assign, ast.AnnAssign))]
     changed = True
     while changed:
         changed = False
@@ -105,14 +106,14 @@ def _uses(
                 continue
             read = {
                 n.id
-                for n in ast.walk(node.value)
+                for n in walk_ast(node.value)
                 if isinstance(n, ast.Name) and _arm_of(n, parents, arms) is None
             }
             if read & held:
                 carriers.add(id(node))
                 held |= _target_names(node)
                 changed = True
-    for node in ast.walk(scope):
+    for node in walk_ast(scope):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in held:
             carrier = _assignment_of(node, parents)
             if (
@@ -135,7 +136,7 @@ def _assignment_of(node: ast.AST, parents: dict[int, ast.AST]) -> ast.Assign | a
 
 def _target_names(statement: ast.Assign | ast.AnnAssign) -> set[str]:
     targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return {n.id for t in targets for n in walk_ast(t) if isinstance(n, ast.Name)}
 
 
 def _arm_of(node: ast.AST, parents: dict[int, ast.AST], arms: dict[int, Arm]) -> Arm | None:

@@ -25,6 +25,7 @@ from collections.abc import Collection, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from jaxlint.analysis.alternatives import Selections
+from jaxlint.analysis.ast_walk import walk_ast
 from jaxlint.analysis.names import (
     ImportTable,
     absolute_module,
@@ -546,18 +547,21 @@ class _ConsumerCalls:
         # (a pattern whose names the line does not hold is not searched)
         modules = self.project_modules if any(m in line for m in self.project_modules) else ()
         functions = self.functions if any(f in line for f in self.functions) else ()
+        searches = [lambda at: _OTHER_CONSUMERS_RE.search(line, at)]
+        if self.random_modules is not None:
+            searches.append(lambda at, pattern=self.random_modules: pattern.search(line, at))
+        if modules:
+            searches.append(lambda at: _first_of(_PROJECT_MODULE_CALL, line, at, modules))
+        if functions:
+            searches.append(lambda at: _first_of(_NAME_CALL, line, at, functions))
+        # each pattern's next match from `at`, searched again only once `at` has passed it
+        upcoming = [search(0) for search in searches]
         count, at = 0, 0
         while at <= len(line):
-            found = [
-                m
-                for m in (
-                    _OTHER_CONSUMERS_RE.search(line, at),
-                    self.random_modules.search(line, at) if self.random_modules else None,
-                    _first_of(_PROJECT_MODULE_CALL, line, at, modules),
-                    _first_of(_NAME_CALL, line, at, functions),
-                )
-                if m is not None
-            ]
+            for i, match in enumerate(upcoming):
+                if match is not None and match.start() < at:
+                    upcoming[i] = searches[i](at)
+            found = [m for m in upcoming if m is not None]
             if not found:
                 return count
             match = min(found, key=lambda m: m.start())  # `min` keeps the first of equals
@@ -995,7 +999,7 @@ class _Walker:
             return False
         node = callee[0].node
         returns = False
-        for inner in ast.walk(node):
+        for inner in walk_ast(node):
             if isinstance(inner, (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom)):
                 return False
             if isinstance(inner, (ast.Attribute, ast.Subscript)) and isinstance(
@@ -1584,10 +1588,10 @@ class _Walker:
         checked = set()  # the consumers inside some equality check
         for node in _own_nodes(body):
             if isinstance(node, ast.Assert):
-                names = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}
+                names = {n.id for n in walk_ast(node.test) if isinstance(n, ast.Name)}
             elif isinstance(node, ast.Call) and _is_check(node):
-                names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-                checked |= {id(n) for n in ast.walk(node)} & {id(first.node), id(call)}
+                names = {n.id for n in walk_ast(node) if isinstance(n, ast.Name)}
+                checked |= {id(n) for n in walk_ast(node)} & {id(first.node), id(call)}
             else:
                 continue
             if names & first_names and names & second_names:
@@ -1605,7 +1609,7 @@ class _Walker:
         """`fold_in(key, data)` derives one key per data: the same data twice is one key twice.
         Each derived key is an object of its own, consumed by the `fold_in` that derives it."""
         data = node.args[1]
-        names = sorted({n.id for n in ast.walk(data) if isinstance(n, ast.Name)})
+        names = sorted({n.id for n in walk_ast(data) if isinstance(n, ast.Name)})
         held = [sorted(self.lookup(state, name)) for name in names]
         suffix = f"<fold {ast.dump(data)} {held}>"
         births = [self.flow.birth.get(o, 0) for objects in held for o in objects]
@@ -1680,7 +1684,7 @@ class _Walker:
         if self.traced and any(
             isinstance(c, ast.Call) and self.imports.resolve(dotted_ast(c.func)) in TIME_CALLS
             for a in node.args
-            for c in ast.walk(a)
+            for c in walk_ast(a)
         ):
             self.flow.add(
                 KeyFinding(
@@ -1855,7 +1859,7 @@ def _wraps(outer: ast.expr, inner: ast.expr) -> bool:
     if not isinstance(outer, ast.Call):
         return False
     wanted = ast.dump(inner)
-    return any(n is not outer and ast.dump(n) == wanted for n in ast.walk(outer))
+    return any(n is not outer and ast.dump(n) == wanted for n in walk_ast(outer))
 
 
 def _feeds_loop_item(call: ast.Call, loop: ast.AST) -> bool:
@@ -1866,7 +1870,7 @@ def _feeds_loop_item(call: ast.Call, loop: ast.AST) -> bool:
     varied = _loop_targets(loop)
     comprehension = isinstance(loop, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp))
     statements = [] if comprehension else list(_statements(loop))
-    for node in ast.walk(loop):
+    for node in walk_ast(loop):
         if not isinstance(node, ast.Call) or node is call:
             continue
         root = node.func
@@ -1875,7 +1879,7 @@ def _feeds_loop_item(call: ast.Call, loop: ast.AST) -> bool:
         if not (isinstance(root, ast.Name) and root.id in varied):
             continue
         arguments = [*node.args, *(k.value for k in node.keywords)]
-        if not any(inner is call for a in arguments for inner in ast.walk(a)):
+        if not any(inner is call for a in arguments for inner in walk_ast(a)):
             continue
         if comprehension or any(_keeps_apart(s, node) for s in statements):
             return True
@@ -1916,7 +1920,7 @@ def _seed_per_variant(call: ast.Call, key: ast.expr, frame: _Loop) -> bool:
     if place is None or KEY_NAME.search(_split_place(place)[1]):
         return False
     varied = _loop_targets(frame.node)
-    return any(isinstance(n, ast.Name) and n.id in varied for n in ast.walk(call)) and not (
+    return any(isinstance(n, ast.Name) and n.id in varied for n in walk_ast(call)) and not (
         _varies_sizes_only(call, varied, frame.node)
     )
 
@@ -1935,20 +1939,20 @@ def _varies_sizes_only(call: ast.Call, varied: set[str], loop: ast.AST) -> bool:
     over_sizes = any(
         isinstance(n, ast.Name) and _SIZE_NAME.search(n.id)
         for iterable in _loop_iterables(loop)
-        for n in ast.walk(iterable)
+        for n in walk_ast(iterable)
     )
     sized: set[int] = set()
     for keyword in call.keywords:
         if keyword.arg and _SIZE_NAME.search(keyword.arg):
-            sized |= {id(n) for n in ast.walk(keyword.value)}
-    for node in ast.walk(call):
+            sized |= {id(n) for n in walk_ast(keyword.value)}
+    for node in walk_ast(call):
         if (
             isinstance(node, ast.Subscript)
             and isinstance(node.value, ast.Name)
             and _SIZE_NAME.search(node.value.id)
         ):
-            sized |= {id(n) for n in ast.walk(node.slice)}
-    uses = [n for n in ast.walk(call) if isinstance(n, ast.Name) and n.id in varied]
+            sized |= {id(n) for n in walk_ast(node.slice)}
+    uses = [n for n in walk_ast(call) if isinstance(n, ast.Name) and n.id in varied]
     return bool(uses) and all(id(n) in sized or over_sizes for n in uses)
 
 
@@ -2041,7 +2045,7 @@ def _unused_random_results(scope: ast.AST, imports: ImportTable) -> set[int]:
             continue
         if not (imports.resolve(dotted_ast(value.func)) or "").startswith(RANDOM):
             continue
-        names = [n for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        names = [n for t in targets for n in walk_ast(t) if isinstance(n, ast.Name)]
         plain = all(isinstance(t, (ast.Name, ast.Tuple, ast.List, ast.Starred)) for t in targets)
         if plain and not any(name.id in read for name in names):
             unused.add(id(value))
@@ -2061,7 +2065,7 @@ def _computes_only(value: ast.expr, imports: ImportTable) -> bool:
     """Does evaluating `value` only compute (every call into JAX, NumPy, `math` or a builtin,
     or a JAX transform's result: `jax.vmap(f)(xs)`)? Then dropping its result drops all of it;
     another call (`env.step(a)`) may act on the world."""
-    for node in ast.walk(value):
+    for node in walk_ast(value):
         if not isinstance(node, ast.Call):
             continue
         func = node.func.func if isinstance(node.func, ast.Call) else node.func
@@ -2079,7 +2083,7 @@ def _draws_into_dead_names(scope: ast.AST, imports: ImportTable) -> set[int]:
     if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return set()
     in_classes = {
-        id(s) for c in ast.walk(scope) if isinstance(c, ast.ClassDef) for s in _statements(c)
+        id(s) for c in walk_ast(scope) if isinstance(c, ast.ClassDef) for s in _statements(c)
     }
     assigns = [
         s
@@ -2095,14 +2099,14 @@ def _draws_into_dead_names(scope: ast.AST, imports: ImportTable) -> set[int]:
     target_nodes: set[int] = set()
     value_nodes: dict[int, int] = {}  # a node in an assignment's value → that assignment
     for assign in assigns:
-        names = [n for t in assign.targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        names = [n for t in assign.targets for n in walk_ast(t) if isinstance(n, ast.Name)]
         targets_of[id(assign)] = {n.id for n in names}
         target_nodes |= {id(n) for n in names}
-        for node in ast.walk(assign.value):
+        for node in walk_ast(assign.value):
             value_nodes.setdefault(id(node), id(assign))
     dead = set().union(*targets_of.values())
     reads: list[tuple[str, int | None]] = []
-    for node in ast.walk(scope):
+    for node in walk_ast(scope):
         if isinstance(node, ast.arg):
             dead.discard(node.arg)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
@@ -2125,7 +2129,7 @@ def _draws_into_dead_names(scope: ast.AST, imports: ImportTable) -> set[int]:
         id(node)
         for assign in assigns
         if targets_of[id(assign)] <= dead
-        for node in ast.walk(assign.value)
+        for node in walk_ast(assign.value)
         if isinstance(node, ast.Call)
         and (imports.resolve(dotted_ast(node.func)) or "").startswith(RANDOM)
     }
@@ -2138,7 +2142,7 @@ def _ignored_by_tree_map(scope: ast.AST, imports: ImportTable) -> set[int]:
     """Calls whose result is a tree `tree_map` hands to a lambda parameter the lambda never
     reads (`tree_map(lambda x, k1, k2: x + normal(k1), xs, split(a), split(b))`: `k2` unused)."""
     found: set[int] = set()
-    for node in ast.walk(scope):
+    for node in walk_ast(scope):
         if not (
             isinstance(node, ast.Call)
             and node.args
@@ -2149,7 +2153,7 @@ def _ignored_by_tree_map(scope: ast.AST, imports: ImportTable) -> set[int]:
         function = node.args[0]
         if function.args.vararg is not None:
             continue
-        read = {n.id for n in ast.walk(function.body) if isinstance(n, ast.Name)}
+        read = {n.id for n in walk_ast(function.body) if isinstance(n, ast.Name)}
         for param, tree in zip(function.args.args, node.args[1:], strict=False):
             if param.arg not in read and isinstance(tree, ast.Call):
                 found.add(id(tree))
@@ -2170,7 +2174,7 @@ def _overwritten_draws(scope: ast.AST, imports: ImportTable) -> set[int]:
             if not all(isinstance(t, (ast.Name, ast.Tuple, ast.List)) for t in statement.targets):
                 continue
             names = {
-                n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name)
+                n.id for t in statement.targets for n in walk_ast(t) if isinstance(n, ast.Name)
             }
             for later in block[position + 1 :]:
                 if names & _values_read(later):
@@ -2178,7 +2182,7 @@ def _overwritten_draws(scope: ast.AST, imports: ImportTable) -> set[int]:
                 if isinstance(later, ast.Assign) and names <= {
                     n.id
                     for t in later.targets
-                    for n in ast.walk(t)
+                    for n in walk_ast(t)
                     if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
                 }:
                     found.add(id(statement.value))
@@ -2190,12 +2194,12 @@ def _values_read(statement: ast.stmt) -> set[str]:
     """Names whose values `statement` reads: `y.shape` reads only the shape of `y`."""
     shape_only = {
         id(n.value)
-        for n in ast.walk(statement)
+        for n in walk_ast(statement)
         if isinstance(n, ast.Attribute) and n.attr in ("shape", "dtype", "ndim", "size")
     }
     return {
         n.id
-        for n in ast.walk(statement)
+        for n in walk_ast(statement)
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in shape_only
     }
 
@@ -2223,10 +2227,10 @@ def _names_read(scope: ast.AST) -> set[str]:
     while pending:
         node = pending.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            own = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+            own = {a.arg for a in walk_ast(node.args) if isinstance(a, ast.arg)}
             own |= {
                 n.id
-                for n in ast.walk(node)
+                for n in walk_ast(node)
                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
             }
             read |= _names_read(node) - own
@@ -2249,18 +2253,18 @@ def _loop_kind(node: ast.AST) -> str:
 
 def _invariant(seed: ast.expr, loop: ast.AST) -> bool:
     """Is a seed the same on every iteration: a literal, or names the loop never assigns?"""
-    for node in ast.walk(seed):
+    for node in walk_ast(seed):
         if isinstance(node, ast.Call) and not (
             isinstance(node.func, ast.Name) and node.func.id in ("int", "len")
         ):
             return False
     assigned = _assigned_in(loop)
-    return not any(isinstance(n, ast.Name) and n.id in assigned for n in ast.walk(seed))
+    return not any(isinstance(n, ast.Name) and n.id in assigned for n in walk_ast(seed))
 
 
 def _assigned_in(loop: ast.AST) -> set[str]:
     names: set[str] = set()
-    for node in ast.walk(loop):
+    for node in walk_ast(loop):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
@@ -2343,7 +2347,7 @@ def _assigned_names(body: list[ast.stmt], call: ast.Call) -> set[str]:
         if (
             isinstance(node, (ast.Assign, ast.AnnAssign))
             and node.value is not None
-            and any(n is call for n in ast.walk(node.value))
+            and any(n is call for n in walk_ast(node.value))
         ):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             return {n for t in targets for n in ast_target_names(t)}
@@ -2380,7 +2384,7 @@ def _constant_seed(function: FunctionInfo, module_imports: ImportTable) -> ast.C
     makers, draws, returns = [], 0, False
     for inner in _own_nodes(node.body):
         if isinstance(inner, _LOOPS) and any(
-            isinstance(n, ast.Call) and resolved(n) in MAKERS for n in ast.walk(inner)
+            isinstance(n, ast.Call) and resolved(n) in MAKERS for n in walk_ast(inner)
         ):
             return None  # a key made per iteration is the loop's own JAX502
         if isinstance(inner, ast.Return) and inner.value is not None:
@@ -2512,7 +2516,7 @@ def _forwards_only_to_super(function: FunctionInfo) -> bool:
     kwarg = getattr(getattr(function.node, "args", None), "kwarg", None)
     if kwarg is None:
         return False
-    for node in ast.walk(function.node):
+    for node in walk_ast(function.node):
         if isinstance(node, ast.Call) and any(
             k.arg is None and isinstance(k.value, ast.Name) and k.value.id == kwarg.arg
             for k in node.keywords
@@ -2540,7 +2544,7 @@ def _forwards_kwargs(function: ast.AST) -> bool:
             k.arg is None and isinstance(k.value, ast.Name) and k.value.id == kwarg.arg
             for k in node.keywords
         )
-        for node in ast.walk(function)
+        for node in walk_ast(function)
     )
 
 

@@ -441,6 +441,12 @@ _BINDING_NODES = (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.NamedExpr, cst.W
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 _DISPLAYS = (cst.List, cst.Tuple, cst.ListComp)
+# the same, as sets of exact types for the collector's per-node hooks (libcst's node classes
+# are not subclassed)
+_LOOPS = frozenset({cst.For, cst.While})
+_COMPREHENSION_TYPES = frozenset(_COMPREHENSIONS)
+_BINDING_TYPES = frozenset(_BINDING_NODES)
+_SUITES = frozenset({cst.IndentedBlock, cst.SimpleStatementSuite})
 
 
 class _EvidenceCollector(cst.CSTVisitor):
@@ -471,32 +477,37 @@ class _EvidenceCollector(cst.CSTVisitor):
         self._open_comprehensions: list[tuple[int, list[int]]] = []
 
     def on_visit(self, node: cst.CSTNode) -> bool:
+        # exact types, not isinstance: this runs on every node, and `BaseSuite` is an ABC
         self.sequence += 1
-        if isinstance(node, (cst.For, cst.While)) and self.depth == 0:
-            self.order_of[id(node)] = self.sequence
-            self.block_of[id(node)] = tuple(self._blocks)
-            self._open_loops.append(self.sequence)
-        elif isinstance(node, (cst.CompFor, cst.Name)) and self.depth == 0:
-            self.order_of[id(node)] = self.sequence  # a Name: where it is read (or bound)
-            self.block_of[id(node)] = tuple(self._blocks)
-        if self.depth == 0 and isinstance(node, _COMPREHENSIONS):
-            self._open_comprehensions.append((self.sequence, []))
-        elif self.depth == 0 and isinstance(node, cst.CompFor) and self._open_comprehensions:
-            self._open_comprehensions[-1][1].append(id(node.target))
-        if isinstance(node, cst.BaseSuite):
+        kind = type(node)
+        if self.depth == 0:
+            if kind in _LOOPS:
+                self.order_of[id(node)] = self.sequence
+                self.block_of[id(node)] = tuple(self._blocks)
+                self._open_loops.append(self.sequence)
+            elif kind is cst.Name or kind is cst.CompFor:
+                self.order_of[id(node)] = self.sequence  # a Name: where it is read (or bound)
+                self.block_of[id(node)] = tuple(self._blocks)
+                if kind is cst.CompFor and self._open_comprehensions:
+                    self._open_comprehensions[-1][1].append(id(node.target))  # type: ignore[attr-defined]
+            elif kind in _COMPREHENSION_TYPES:
+                self._open_comprehensions.append((self.sequence, []))
+        if kind in _SUITES:
             self._blocks.append(id(node))
         return super().on_visit(node)
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
-        if isinstance(original_node, (cst.For, cst.While)) and self.depth == 0:
-            self.loop_spans.append((self._open_loops.pop(), self.sequence))
-        if isinstance(original_node, _COMPREHENSIONS) and self.depth == 0:
-            start, targets = self._open_comprehensions.pop()
-            for target in targets:
-                self.comprehension_span_of[target] = (start, self.sequence)
-        if isinstance(original_node, cst.BaseSuite):
+        kind = type(original_node)
+        if self.depth == 0:
+            if kind in _LOOPS:
+                self.loop_spans.append((self._open_loops.pop(), self.sequence))
+            elif kind in _COMPREHENSION_TYPES:
+                start, targets = self._open_comprehensions.pop()
+                for target in targets:
+                    self.comprehension_span_of[target] = (start, self.sequence)
+        if kind in _SUITES:
             self._blocks.pop()
-        if self._pending and isinstance(original_node, _BINDING_NODES):
+        if self._pending and kind in _BINDING_TYPES:
             for target in self._pending:
                 self.order_of[id(target)] = self.sequence
             self._pending.clear()

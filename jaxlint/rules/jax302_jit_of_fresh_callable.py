@@ -133,7 +133,7 @@ class JitOfFreshCallable(Rule):
             expression = decorator.decorator
             func = expression.func if isinstance(expression, cst.Call) else expression
             if self.context.resolve(func) in JIT_APIS or self._partial_of_jit(expression):
-                used = {n.id for n in ast.walk(info.node) if isinstance(n, ast.Name)}
+                used = {n.id for n in walk_ast(info.node) if isinstance(n, ast.Name)}
                 captured = used - info.local_names - set(info.params)
                 what = f"`@{code_of(expression)}` on `{node.name.value}`"
                 self._report(decorator, what, info.parent, captured, in_loop)
@@ -214,7 +214,7 @@ class JitOfFreshCallable(Rule):
         if isinstance(callable_, cst.Name) and info is not None:
             for nested in self.context.index.functions:
                 if nested.parent is info and nested.name == callable_.value:
-                    used = {n.id for n in ast.walk(nested.node) if isinstance(n, ast.Name)}
+                    used = {n.id for n in walk_ast(nested.node) if isinstance(n, ast.Name)}
                     own = nested.local_names | set(nested.params)
                     return f"a def nested in `{info.name}`", used - own
         return None
@@ -265,7 +265,7 @@ def _repeats(call: ast.Call, statement: ast.stmt, index: ModuleIndex) -> bool:
     parents = index.memoized(
         ("jax302-parents", id(statement)),
         lambda: {
-            id(child): node for node in ast.walk(statement) for child in ast.iter_child_nodes(node)
+            id(child): node for node in walk_ast(statement) for child in ast.iter_child_nodes(node)
         },
     )
     immediately_called = False
@@ -337,7 +337,7 @@ def _nested_def_names(index: ModuleIndex) -> frozenset[str]:
 def _escapes(name: str, function: ast.AST) -> bool:
     """Does `function` return its nested `name`, or store it (a factory, a cache): then it is
     built once and kept, not made anew for each use."""
-    for node in ast.walk(function):
+    for node in walk_ast(function):
         if isinstance(node, ast.Return):
             kept: list[ast.AST] = [node.value] if node.value is not None else []
         elif isinstance(node, ast.Assign):

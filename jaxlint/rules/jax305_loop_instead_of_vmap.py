@@ -42,14 +42,16 @@ class LoopInsteadOfVmap(Rule):
     def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
         func = node.func  # type: ignore[attr-defined]
         args = node.args  # type: ignore[attr-defined]
+        # the stacker first: the names bound to comprehensions take a walk of the module
         return (
             len(args) == 1
+            and isinstance(args[0], (ast.ListComp, ast.Name))
+            and index.imports.resolve(dotted_ast(func)) in STACKERS
             and (
                 isinstance(args[0], ast.ListComp)
                 # a name: a list built before (by a comprehension somewhere in the module)
-                or (isinstance(args[0], ast.Name) and args[0].id in _comprehension_names(index))
+                or args[0].id in _comprehension_names(index)
             )
-            and index.imports.resolve(dotted_ast(func)) in STACKERS
         )
 
     @classmethod
