@@ -49,6 +49,7 @@ REFUSED = {
     "loop_refused_two_arrays_indexed": "is indexed by `i` beside the rows mapped over",
     "loop_refused_slot_gap": "not all of its n slots or all but the first or last",
     "loop_refused_var_after": "the loop variable is read after the loop",
+    "loop_refused_list_of_layers": "`blocks` may be a list or tuple of arrays",
     # `err[target > 0]` with `target` of shape (n,) beside `err` of (m, n)… selects columns of
     # rows: `err.mean(where=target > 0)` broadcasts the mask instead; verification finds it
     "masked_refused_row_mask": "output values differ",
@@ -148,11 +149,14 @@ CHECKS: dict[str, list[Check]] = {
     ],
     "loop_reversed_returns": [Check("discounted_returns", lambda n: (_vector(n),))],
     # NumPy's functions on concrete arrays (the un-jitted original) against jax.numpy's, jitted
-    # Python's max/min on concrete scalars (the un-jitted original) against jnp.maximum/minimum
+    # Python's max/min on concrete scalars (the un-jitted original) against the jnp.where forms
     "traced_max": [
         Check("hinge", lambda n: (jnp.float32(n / 10), jnp.float32(2.0))),
         Check("hinge", lambda n: (jnp.float32(-n / 10), jnp.float32(2.0))),
         Check("clip_ratio", lambda n: (jnp.float32(n / 40), jnp.float32(0.2))),
+        # NaN on either side: Python's max/min keep the first operand (jnp.maximum would not)
+        Check("hinge", lambda n: (jnp.float32(jnp.nan), jnp.float32(2.0))),
+        Check("clip_ratio", lambda n: (jnp.float32(n / 40), jnp.float32(jnp.nan))),
     ],
     # A size parameter made static: the un-jitted original against the jitted rewrite
     "static_shape_param": [

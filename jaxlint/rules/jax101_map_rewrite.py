@@ -29,6 +29,7 @@ from jaxlint.rules.jax101_scan_rewrite import (
     ReplaceIndexed,
     leading_length_of,
     static_index_use,
+    unproven_array_refusal,
 )
 
 STACKERS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.stack"})
@@ -56,6 +57,9 @@ def map_edit(call: cst.Call, comprehension: cst.ListComp, context: UnitContext) 
         return Refusal("only `for v in x` comprehensions are rewritten to lax.map")
     if not (isinstance(loop.iter, cst.Name) and context.kind(loop.iter) == Kind.ARRAY):
         return Refusal("only comprehensions over an array name are rewritten to lax.map")
+    refusal = unproven_array_refusal(loop.iter.value, "lax.map", context)
+    if refusal is not None:
+        return refusal
     if _has_walrus(comprehension.elt):
         return Refusal("`:=` in the comprehension")
     spelling = JaxSpelling.of(context)
@@ -104,6 +108,9 @@ def bound_map_edit(name: str, comprehension: cst.ListComp, context: UnitContext)
     code = cst.Module(body=[]).code_for_node
     target, element = loop.target.value, code(comprehension.elt)
     if isinstance(loop.iter, cst.Name) and context.kind(loop.iter) == Kind.ARRAY:
+        refusal = unproven_array_refusal(loop.iter.value, "lax.map", context)
+        if refusal is not None:
+            return refusal
         text = f"{spelling.lax}.map(lambda {target}: {element}, {loop.iter.value})"
     else:
         length = _range_stop(loop.iter, context)
@@ -268,6 +275,9 @@ def sum_edit(call: cst.Call, context: UnitContext) -> Edit | Refusal:
     array = call.args[0].value
     if not isinstance(array, cst.Name):
         return Refusal("only `sum(<array name>)` is rewritten")
+    refusal = unproven_array_refusal(array.value, "jnp.sum", context)
+    if refusal is not None:
+        return refusal
     spelling = JaxSpelling.of(context)
     numpy, name = spelling.numpy, array.value
     replacement = cst.parse_expression(

@@ -163,6 +163,10 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
                 "a scan carries it as a traced value"
             )
 
+    for array in shape.arrays:
+        refusal = unproven_array_refusal(array, "a scan", context)
+        if refusal is not None:
+            return refusal
     taken = flow.all_names
     body_name = fresh_name("_scan_body", taken)
     spelling = JaxSpelling.of(context)
@@ -380,6 +384,20 @@ def _is_shape_entry(node: cst.BaseExpression) -> bool:
 def _row_slice(array: str, low: int, stop: str, offset: int) -> str:
     high = stop if not offset else f"{stop} {'+' if offset > 0 else '-'} {abs(offset)}"
     return f"{array}[{low} : {high}]" if low else f"{array}[: {high}]"
+
+
+def unproven_array_refusal(name: str, form: str, context: UnitContext) -> Refusal | None:
+    """Why `name` cannot be mapped or scanned over when it is an array only by assumption
+    (`UnitContext.unproven_array`): a list or tuple of arrays is as likely, its elements may
+    differ in shape, and `form` needs one array (stacking it fails, or changes the result)."""
+    if not context.unproven_array(cst.Name(name)):
+        return None
+    return Refusal(
+        f"`{name}` may be a list or tuple of arrays, whose elements can differ in shape "
+        "(nothing shows it is one array: an annotation, `.shape`, a `jnp` call on it, a "
+        f"caller passing one); {form} needs one array: annotate it `jax.Array` or convert it "
+        "with `jnp.asarray` first"
+    )
 
 
 def _is_array_name(node: cst.BaseExpression, context: UnitContext) -> bool:

@@ -9,9 +9,9 @@ import libcst as cst
 from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
-from jaxlint.engine.edits import Edit, Refusal
+from jaxlint.engine.edits import Edit, ImportSpec, Refusal
 from jaxlint.engine.rule import Rule, UnitContext
-from jaxlint.rules._codegen import jnp_function_edit
+from jaxlint.rules._codegen import JaxSpelling
 from jaxlint.rules.jax102_where_rewrite import if_assignment_edit, ternary_edit
 from jaxlint.rules.jax102_while_rewrite import while_loop_edit
 
@@ -103,19 +103,42 @@ class TracedBool(Rule):
             self._report(node, traced[0], builtin, fix=self._extremum_fix(node, builtin))
 
     def _extremum_fix(self, node: cst.Call, builtin: str) -> Edit | Refusal | None:
-        """`max(a, b)` → `jnp.maximum(a, b)`, `min(a, b)` → `jnp.minimum(a, b)`."""
+        """`max(a, b)` → `jnp.where(b > a, b, a)`, `min(a, b)` → `jnp.where(b < a, b, a)`.
+
+        Python's `max(a, b)` is `b` if `b > a` else `a`: `a` on ties and whenever a NaN makes
+        the comparison false. `jnp.maximum` returns NaN for a NaN on either side, so it is not
+        what the code computes; the `where` form is, except that operands of two dtypes come
+        back in their common one (one traced value has one dtype)."""
         if builtin not in EXTREMA:
             return None
         if len(node.args) != 2 or any(a.keyword is not None or a.star for a in node.args):
-            return Refusal("only two-argument max/min become jnp.maximum/jnp.minimum")
+            return Refusal("only two-argument max/min are rewritten")
         if not self.context.only_staged:
             return Refusal(
                 "the function may also run eagerly, where max/min return one of their "
-                "arguments (a Python number) and jnp.maximum/jnp.minimum an array"
+                "arguments (a Python number) and jnp.where an array"
             )
-        name = EXTREMA[builtin]
-        description = f"{builtin.removeprefix('builtins.')}(a, b) → jnp.{name}(a, b)"
-        return jnp_function_edit(self.context, node.func, name, description)
+        first, second = (a.value for a in node.args)
+        if not (_repeatable(first) and _repeatable(second)):
+            return Refusal(
+                "an operand calls a function, and the exact form `jnp.where(b > a, b, a)` "
+                "would call it twice: bind it to a name first"
+            )
+        source = cst.Module(body=[]).code_for_node  # the whole text (code_of shortens)
+        a, b = source(first), source(second)
+        numpy = JaxSpelling.of(self.context).numpy
+        comparison = ">" if builtin == "builtins.max" else "<"
+        short = builtin.removeprefix("builtins.")
+        return Edit(
+            replacements={
+                node: cst.parse_expression(f"{numpy}.where({b} {comparison} {a}, {b}, {a})")
+            },
+            description=(
+                f"{short}(a, b) → jnp.where(b {comparison} a, b, a): Python's {short}, which "
+                "keeps `a` on ties and NaN (operands of two dtypes come back in their common one)"
+            ),
+            imports=(ImportSpec("jax"),) if numpy == "jax.numpy" else (),
+        )
 
     def _test(
         self,
@@ -182,3 +205,12 @@ def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
     for child in node.children:
         found += _walk(child)
     return found
+
+
+def _repeatable(operand: cst.BaseExpression) -> bool:
+    """Can the operand be written twice and mean the same: names, attributes, constants,
+    subscripts and operators, no call (which may draw, print or count) and no `:=`."""
+    return not any(isinstance(node, _NOT_REPEATABLE) for node in _walk(operand))
+
+
+_NOT_REPEATABLE = (cst.Call, cst.NamedExpr, cst.Await, cst.Yield, cst.Lambda)

@@ -27,6 +27,7 @@ from jaxlint.verify.compare import (
     compare_outputs,
     compile_seconds,
     count_eqns,
+    identical_outputs,
     same_text,
     within_noise,
 )
@@ -233,6 +234,7 @@ def _check(request: VerifyRequest, old_name: str, new_name: str) -> VerifyResult
 
     rejected: list[tuple[Binding | None, Binding, str]] = []
     plans = find_plans(original, rejected=rejected, recorded=request.recorded)
+    _require_deterministic(original, plans[0])
     # inputs are made with the original's classes: the rewrite's identical ones are the same
     share_classes(
         old_module, new_module, request.original_source, request.rewritten_source, request.target
@@ -274,6 +276,27 @@ def _check(request: VerifyRequest, old_name: str, new_name: str) -> VerifyResult
         compile_s_before=measured.compile_s_before,
         compile_s_after=measured.compile_s_after,
     )
+
+
+def _require_deterministic(original: Target, plan: InputPlan) -> None:
+    """Run the original again on the plan's first input set: outputs that differ from the first
+    run come from randomness verification does not supply (host `np.random`, `random`, the
+    clock, a counter kept between calls), and no comparison with a rewrite means anything."""
+    set_index = plan.set_indices[0]
+    try:
+        again = _run(original, plan.init, plan.call, set_index)
+    except _SAFE_ERRORS as exc:
+        raise _Unverifiable(
+            f"the original is nondeterministic: it returned on ({describe_inputs(original, plan)})"
+            f" and then raised {describe_exception(exc)} on the same inputs"
+        ) from exc
+    if not identical_outputs(plan.expected[0].output, again.output):
+        raise _Unverifiable(
+            "the original is nondeterministic: two runs on the same inputs "
+            f"({describe_inputs(original, plan)}) return different values; its randomness is "
+            "not a JAX key verification supplies (host np.random, random, the clock, state "
+            "kept between calls?)"
+        )
 
 
 def _signature(target: Target) -> inspect.Signature:
