@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
@@ -148,10 +149,18 @@ class InPlaceUpdate(Rule):
         if aliased:
             return aliased
         method = "set" if operator is None else AT_METHODS[type(operator)]
+        result = f"{name}.at[...].{method}(v)"
+        if isinstance(operator, cst.DivideAssign):  # (see _at_update)
+            result = (
+                f"{name}.at[...].set(({name}[...] / v).astype({name}.dtype)), NumPy's dtype"
+                if _one_element(target)
+                else f"{name}.at[...].divide(v) (of an integer array NumPy raises: `/=` on "
+                "a slice needs a float array; .at[].divide makes the array float)"
+            )
         return Edit(
             replacements={statement: _at_update(target, operator, statement)},
             description=f"{name}[...] {'=' if operator is None else code_of(operator).strip()} v"
-            f" → {name} = {name}.at[...].{method}(v)",
+            f" → {name} = {result}",
         )
 
     def _store_problem(
@@ -162,6 +171,13 @@ class InPlaceUpdate(Rule):
             return "a chained assignment (`a = x[i] = v`): split it first"
         if operator is not None and type(operator) not in AT_METHODS:
             return f"`{code_of(operator).strip()}` has no `.at[]` method"
+        if (
+            isinstance(operator, cst.DivideAssign)
+            and _one_element(target)
+            and any(isinstance(node, cst.Call) for node in _nodes_of(target.slice))
+        ):
+            # the exact form reads `x[i]` again: a call in the index would run twice
+            return "the index calls a function, and `/=` reads `x[i]` again: bind it to a name"
         return self._index_problem(target, operator)
 
     def _parameter_fix(self, name: str, statement: cst.Assign | cst.AugAssign) -> Edit | Refusal:
@@ -357,8 +373,28 @@ class InPlaceUpdate(Rule):
 def _at_update(
     target: cst.Subscript, operator: cst.BaseAugOp | None, statement: cst.Assign | cst.AugAssign
 ) -> cst.Assign:
-    """`x[i] op= v` as `x = x.at[i].<method>(v)`."""
+    """`x[i] op= v` as `x = x.at[i].<method>(v)`; `x[i] /= v` as
+    `x = x.at[i].set((x[i] / v).astype(x.dtype))`: NumPy stores the quotient in the array's
+    dtype (truncated, for integers), where `.at[].divide` makes an integer array float. On a
+    slice NumPy raises for an integer array (same_kind casting) and divides a float one:
+    `.at[].divide` there, the difference named in the fix's description."""
     base = target.value
+    if isinstance(operator, cst.DivideAssign) and _one_element(target):
+        source = cst.Module(body=[]).code_for_node
+        array, row, value = (
+            source(base),
+            source(target.with_changes(lpar=[], rpar=[])),
+            source(statement.value),
+        )
+        indices = source(target).removeprefix(array)  # `[i]`, as written
+        if not isinstance(statement.value, _ATOMS):
+            value = f"({value})"
+        return cst.Assign(
+            targets=[cst.AssignTarget(target=base)],
+            value=cst.parse_expression(
+                f"{array}.at{indices}.set(({row} / {value}).astype({array}.dtype))"
+            ),
+        )
     method = "set" if operator is None else AT_METHODS[type(operator)]
     updated = cst.Call(
         func=cst.Attribute(
@@ -475,3 +511,24 @@ class _AliasFinder(cst.CSTVisitor):
             and any(self._is_name(a.value) for a in node.args)
         ):
             self.found = self.found or f"an item of `{code_of(node.func.value)}`"
+
+
+def _one_element(target: cst.Subscript) -> bool:
+    """Does `x[...]` select one element (no slice, `...` or None in the index)?"""
+    return all(
+        isinstance(e.slice, cst.Index)
+        and not isinstance(e.slice.value, cst.Ellipsis)
+        and not (isinstance(e.slice.value, cst.Name) and e.slice.value.value == "None")
+        for e in target.slice
+    )
+
+
+_ATOMS = (cst.Name, cst.Integer, cst.Float, cst.Attribute, cst.Subscript, cst.Call)
+
+
+def _nodes_of(nodes: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(node.children)
