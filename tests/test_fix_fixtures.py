@@ -55,6 +55,7 @@ REFUSED = {
     "masked_refused_row_mask": "output values differ",
     "method_refused_calls_other": "calls `self.features(...)`",
     "static_refused_value_use": "is also used as a value in `jnp.zeros(n) + x * n`",
+    "static_refused_list_checked": "uses `sizes` as a list (isinstance(sizes, list))",
     "method_refused_default_flag": "`training` (default `False`) is used as a Python value",
     "method_refused_fitted_static": "`self.n_components` is used as a Python value",
     "method_refused_method_value": "reads `self.score`, a method, as a value",

@@ -154,7 +154,13 @@ class BadStaticArgs(Rule):
         if what is None:
             return
         fix: Edit | Refusal
-        if isinstance(value, cst.List):
+        listed = _list_only_use(info, param) if isinstance(value, cst.List) else None
+        if listed is not None:
+            fix = Refusal(
+                f"`{info.name}` uses `{param}` as a list ({listed}), where a tuple behaves "
+                "differently: make it accept a tuple first"
+            )
+        elif isinstance(value, cst.List):
             fix = Edit(
                 replacements={
                     value: cst.Tuple(
@@ -175,6 +181,69 @@ class BadStaticArgs(Rule):
             "traced)",
             fix=fix,
         )
+
+
+# what a tuple does as a list does: read, iterate, unpack, measure, convert
+_SEQUENCE_READERS = frozenset(
+    {
+        "len",
+        "tuple",
+        "list",
+        "sorted",
+        "enumerate",
+        "zip",
+        "reversed",
+        "iter",
+        "sum",
+        "min",
+        "max",
+        "any",
+        "all",
+        "set",
+        "frozenset",
+        "dict",
+        "map",
+        "filter",
+        "hash",
+    }
+)
+
+
+def _list_only_use(info: FunctionInfo, param: str) -> str | None:
+    """A use of parameter `param` in `info`'s body that a tuple in place of a list would change
+    (`isinstance(p, list)`, `p + [x]`, `p.append(x)`, `p == [1, 2]`, printing it, handing it to
+    a function that may do any of these), as text; None when every use reads it as a sequence:
+    `p[i]`, `for x in p`, `a, b = p`, `x in p`, `len(p)`, `jnp.asarray(p)`."""
+    parents: dict[int, ast.AST] = {}
+    for node in ast.walk(info.node):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+    for node in ast.walk(info.node):
+        if not (isinstance(node, ast.Name) and node.id == param and isinstance(node.ctx, ast.Load)):
+            continue
+        parent = parents.get(id(node))
+        if isinstance(parent, ast.Subscript) and parent.value is node:
+            continue
+        if isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is node:
+            continue
+        if (
+            isinstance(parent, ast.Assign)
+            and parent.value is node
+            and all(isinstance(t, (ast.Tuple, ast.List)) for t in parent.targets)
+        ):
+            continue
+        if (
+            isinstance(parent, ast.Compare)
+            and all(isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops)
+            and node is not parent.left
+        ):
+            continue
+        if isinstance(parent, ast.Call) and node in parent.args:
+            callee = dotted_ast(parent.func) or ""
+            if callee in _SEQUENCE_READERS or callee.startswith(("jnp.", "np.", "jax.numpy.")):
+                continue
+        return ast.unparse(parent) if parent is not None else param
+    return None
 
 
 def _static_methods(unit: UnitSummary) -> set[str]:
