@@ -224,6 +224,14 @@ def test_jax206_prints_tracers_and_the_fix_prints_values(name, function):
     fixed = module_from_source(_fixed(name, "JAX206"), "_jax206_fixed")
     _, printed = _call(fixed, function, args)
     assert printed and "Tracer" not in printed, printed
+    # what the original means is what it prints run eagerly (`{x=}` shows repr(x) there)
+    with jax.disable_jit():
+        try:
+            _, eager = _call(original, function, args)
+        except TypeError:  # `f"{x:.3f}"` of an array raises eagerly too
+            return
+    if "Tracer" not in eager:  # (under vmap, disable_jit still traces: no eager text to match)
+        assert sorted(printed.splitlines()) == sorted(eager.splitlines())
 
 
 @pytest.mark.parametrize("name, function", _cases("jax401_dtypes.py"))

@@ -147,8 +147,9 @@ def debug_print_edit(
 def template_arguments(text: cst.BaseExpression, values: ValueQueries) -> list[cst.Arg] | Refusal:
     """jax.debug.print's template and arguments printing what the text expression `text` (an
     f-string, `"..." % x`, `"...".format(x)`) would make from values (JAX206)."""
-    if isinstance(text, cst.FormattedString):  # `{x=}` shows `x=0.1`, not `x=Array(...)`
-        pieces: list[_Piece] | Refusal | None = _fstring_pieces(text, values, "s")
+    if isinstance(text, cst.FormattedString):
+        # `{x=}` shows `x=Array(0.1, dtype=float32)` run eagerly (repr): `{x!r}` prints that
+        pieces: list[_Piece] | Refusal | None = _fstring_pieces(text, values)
     else:
         pieces = _text_pieces(text, values)
     if pieces is None:
