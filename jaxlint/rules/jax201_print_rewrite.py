@@ -238,11 +238,9 @@ def _call_pieces(call: cst.Call, values: ValueQueries) -> list[_Piece] | Refusal
     return _formats_tracer(call)
 
 
-def _fstring_pieces(
-    value: cst.FormattedString, values: ValueQueries, self_documenting: str = "r"
-) -> list[_Piece] | Refusal:
-    """`self_documenting`: the conversion of a `{x=}` field with no conversion or spec (`r`,
-    as the f-string formats it, or `s`, the value as print shows it)."""
+def _fstring_pieces(value: cst.FormattedString, values: ValueQueries) -> list[_Piece] | Refusal:
+    """The f-string's text and fields; a `{x=}` field with no conversion or spec converts with
+    `!r`, as the f-string formats it."""
     prefix = value.prefix.lower().replace("f", "")
     if "b" in prefix:
         return Refusal("bytes f-strings cannot be printed by jax.debug.print")
@@ -267,7 +265,7 @@ def _fstring_pieces(
                 part.with_changes(conversion=None, format_spec=None)
             )
             pieces.append(_Text(code[1:-1]))
-            conversion = conversion or ("" if spec else self_documenting)
+            conversion = conversion or ("" if spec else "r")
         found = _field_pieces(part.expression, conversion, spec, values)
         if isinstance(found, Refusal):
             return found
