@@ -265,6 +265,7 @@ CHECKS: dict[str, list[Check]] = {
         Check("LayerNorm.__call__", _rows(4), lambda: (_vector(4, 1), _vector(4), 1e-3, "none")),
     ],
     "print_plain": [Check("sgd_step", lambda n: (_vector(n), _vector(n, 1)))],
+    "print_two_in_step": [Check("sgd_step", lambda n: (_vector(n), _vector(n, 1)))],
     "print_fstring_spec": [Check("mse", lambda n: (_vector(n), _vector(n, 1)))],
     "print_sep": [Check("softmax", lambda n: (_vector(n),))],
     "print_static_and_traced": [Check("normalize", lambda n: (_vector(n),))],

@@ -124,6 +124,7 @@ def fix_source(
         for finding, _ in to_apply:
             attempt = attempts[finding_key(finding)]
             applied_records.append(_record(finding, path, attempt, to_original))
+        applied_records += _covered_records(analyzed, to_apply, attempts, path, to_original)
         current = candidate
         analyzed, module = analyze_module(current, path, config, rules, project)
 
@@ -265,11 +266,39 @@ def _line_map(current: str, original: str) -> dict[int, int]:
     return mapping
 
 
+def _covered_records(
+    analyzed: AnalyzedSource,
+    applied: list[tuple[Finding, Edit]],
+    attempts: dict[tuple, Attempt],
+    path: str,
+    to_original: dict[int, int],
+) -> list[Diagnostic]:
+    """The findings of the same rule that an applied edit fixed with its own (one edit for
+    every print of a function, every store into a parameter): reported as fixed by it."""
+    leads = {id(finding) for finding, _ in applied}
+    by_node: dict[int, tuple[Finding, Edit]] = {
+        id(node): (finding, edit) for finding, edit in applied for node in edit.replacements
+    }
+    records = []
+    for finding in analyzed.findings:
+        lead = by_node.get(id(finding.node))
+        if id(finding) in leads or lead is None or lead[0].rule is not finding.rule:
+            continue
+        attempt = attempts[finding_key(lead[0])]
+        records.append(_record(finding, path, attempt, to_original, edit=lead[1]))
+    return records
+
+
 def _record(
-    finding: Finding, path: str, attempt: Attempt, to_original: dict[int, int]
+    finding: Finding,
+    path: str,
+    attempt: Attempt,
+    to_original: dict[int, int],
+    edit: Edit | None = None,
 ) -> Diagnostic:
-    """An applied fix, reported where its finding was in the file as the user gave it."""
-    edit = finding.fix
+    """An applied fix, reported where its finding was in the file as the user gave it (`edit`:
+    the fix that fixed it, when another finding's)."""
+    edit = edit or finding.fix  # type: ignore[assignment]
     assert isinstance(edit, Edit)
     span = finding.span
     if to_original and span.line in to_original and span.end_line in to_original:

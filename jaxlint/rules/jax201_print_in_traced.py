@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from jaxlint.analysis.cst_walk import OwnScopeVisitor, walk
@@ -9,8 +11,8 @@ from jaxlint.analysis.jax_api import SHAPE_PROJECTIONS
 from jaxlint.analysis.query import Frame
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
-from jaxlint.engine.edits import Refusal
-from jaxlint.engine.rule import Rule, UnitContext
+from jaxlint.engine.edits import Edit, Refusal
+from jaxlint.engine.rule import Finding, Rule, UnitContext
 from jaxlint.rules.jax201_print_rewrite import (
     STATIC_ONLY,
     ValueQueries,
@@ -33,9 +35,48 @@ class PrintInTraced(Rule):
     fix_kind = "verified"
     summary = "print in traced code runs once at trace time; use jax.debug.print"
 
+    def __init__(self, context: UnitContext) -> None:
+        super().__init__(context)
+        self._fixed: list[Finding] = []  # findings with a rewrite, to join per function
+        self._refused: set[str | None] = set()  # verify targets holding a refused traced print
+
     @classmethod
     def may_apply(cls, unit: UnitSummary) -> bool:
         return unit.traced and "builtins.print" in unit.called
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        """One edit for every print of a function: verification compares all the function
+        prints, so one print rewritten beside another that still prints a tracer never passes
+        (and every print rewritten together does). Where one of them is refused, each keeps its
+        own edit, as a partial rewrite cannot pass."""
+        by_target: dict[str, list[Finding]] = {}
+        for finding in self._fixed:
+            target = finding.fix.verify_target  # type: ignore[union-attr]
+            if target not in self._refused:
+                by_target.setdefault(target, []).append(finding)
+        for target, findings in by_target.items():
+            if len(findings) < 2:
+                continue
+            lead, *others = findings
+            edits = [f.fix for f in findings]
+            replacements = {n: r for e in edits for n, r in e.replacements.items()}  # type: ignore[union-attr]
+            imports = tuple(dict.fromkeys(i for e in edits for i in e.imports))  # type: ignore[union-attr]
+            lead.fix = replace(
+                lead.fix,  # type: ignore[arg-type]
+                replacements=replacements,
+                imports=imports,
+                description=f"{len(findings)} prints of `{target}` → jax.debug.print (prints "
+                "on every call, with values; verified together)",
+            )
+            lead.fix_region = (
+                min(f.fix_region[0] for f in findings if f.fix_region),
+                max(f.fix_region[1] for f in findings if f.fix_region),
+            )
+            for finding in others:
+                finding.fix = Refusal(
+                    f"one fix rewrites every print of `{target}`: the one on line {lead.span.line}"
+                )
+                finding.fix_region = None
 
     def visit_Call(self, node: cst.Call) -> None:
         context = self.context
@@ -75,6 +116,10 @@ class PrintInTraced(Rule):
         else:
             fix = Refusal(STATIC_ONLY)
         self.report(node, message, fix=fix, severity=None if traced else "info")
+        if isinstance(fix, Edit) and fix.verify_target:
+            self._fixed.append(context.findings[-1])
+        elif traced:
+            self._refused.add(context.verify_target())
 
     def prints_metadata(self, expression: cst.BaseExpression) -> bool:
         """`x.shape`, `x.dtype`…, alone or inside an f-string."""
