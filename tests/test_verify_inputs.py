@@ -231,7 +231,61 @@ LINEAR_DICT_DOT = LINEAR_DICT.replace(
 )
 LINEAR_DICT_NO_BIAS = LINEAR_DICT.replace(' + params["b"].reshape(n_out)', "")
 
+# A tuple state unpacked in the body (`q, p = state`): a tuple of two arrays, not a NamedTuple.
+TUPLE_STATE = """
+    import jax
+    import jax.numpy as jnp
+
+
+    def oscillate(state, dt):
+        q, p = state
+        for _ in range(4):
+            q, p = q + dt * p, p - dt * q
+        return q, p
+"""
+TUPLE_STATE_FORI = TUPLE_STATE.replace(
+    """        for _ in range(4):
+            q, p = q + dt * p, p - dt * q
+        return q, p""",
+    """        def step(_, carry):
+            q, p = carry
+            return q + dt * p, p - dt * q
+
+        return jax.lax.fori_loop(0, 4, step, (q, p))""",
+)
+TUPLE_STATE_WRONG = TUPLE_STATE_FORI.replace("p - dt * q", "p + dt * q")
+
+# A linear filter: seven parameters whose shapes are coupled through `@`, a carried state.
+FILTER = """
+    import jax.numpy as jnp
+
+
+    def track(F, H, Q, R, x0, P0, ys):
+        x, P = x0, P0
+        for t in range(ys.shape[0]):
+            x = F @ x
+            P = F @ P @ F.T + Q
+            x = x + 0.1 * H.T @ (ys[t] - H @ x)
+        return x, P
+"""
+FILTER_NO_NOISE = FILTER.replace("F @ P @ F.T + Q", "F @ P @ F.T")
+
+# Host randomness: two runs of the original on the same inputs differ.
+HOST_NOISE = """
+    import jax.numpy as jnp
+    import numpy as np
+
+
+    def jitter(x):
+        return jnp.tanh(x + np.random.normal(size=x.shape).astype(np.float32))
+"""
+
 REQUESTS = [
+    request("tuple-state", TUPLE_STATE, TUPLE_STATE_FORI, "oscillate", fewer=True),
+    request("tuple-state-wrong", TUPLE_STATE, TUPLE_STATE_WRONG, "oscillate", fewer=True),
+    request("filter", FILTER, FILTER, "track"),
+    request("filter-no-noise", FILTER, FILTER_NO_NOISE, "track"),
+    request("host-noise", HOST_NOISE, HOST_NOISE, "jitter"),
     request("params-dot", PARAMS, PARAMS_DOT, "predict"),
     request("params-no-bias", PARAMS, PARAMS_NO_BIAS, "predict"),
     request("lazy-params", LAZY_PARAMS, LAZY_PARAMS, "predict"),
@@ -568,3 +622,28 @@ def test_a_mask_is_tried_as_bool_first_and_an_index_as_float_first() -> None:
         "gamma": "float32[7]",
         "t": "float32[7]",
     }
+
+
+def test_an_unpacked_tuple_state_is_a_tuple_of_arrays(results: dict[str, VerifyResult]) -> None:
+    result = results["tuple-state"]
+    assert result.status == "verified", result.reason
+    assert "oscillate(state: (float32[7], float32[7])" in result.reason
+    wrong = results["tuple-state-wrong"]
+    assert wrong.status == "failed", wrong.reason
+
+
+def test_coupled_matrices_of_a_filter_get_one_consistent_signature(
+    results: dict[str, VerifyResult],
+) -> None:
+    result = results["filter"]
+    assert result.status == "verified", result.reason
+    # F square (a carried state through `F @ x`), H from the state to the measurement
+    assert "F: float32[7,7]" in result.reason and "x0: float32[7]" in result.reason
+    wrong = results["filter-no-noise"]
+    assert wrong.status == "failed", wrong.reason
+
+
+def test_a_nondeterministic_original_is_refused(results: dict[str, VerifyResult]) -> None:
+    result = results["host-noise"]
+    assert result.status == "unverifiable", result.reason
+    assert "the original is nondeterministic" in result.reason

@@ -275,15 +275,18 @@ def _covered_records(
 ) -> list[Diagnostic]:
     """The findings of the same rule that an applied edit fixed with its own (one edit for
     every print of a function, every store into a parameter): reported as fixed by it."""
-    leads = {id(finding) for finding, _ in applied}
+    # (a finding reported twice, once per jit root, is one diagnostic: spans decide)
+    reported = {(finding.rule.code, finding.span) for finding, _ in applied}
     by_node: dict[int, tuple[Finding, Edit]] = {
         id(node): (finding, edit) for finding, edit in applied for node in edit.replacements
     }
     records = []
     for finding in analyzed.findings:
         lead = by_node.get(id(finding.node))
-        if id(finding) in leads or lead is None or lead[0].rule is not finding.rule:
+        where = (finding.rule.code, finding.span)
+        if lead is None or lead[0].rule is not finding.rule or where in reported:
             continue
+        reported.add(where)
         attempt = attempts[finding_key(lead[0])]
         records.append(_record(finding, path, attempt, to_original, edit=lead[1]))
     return records

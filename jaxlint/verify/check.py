@@ -41,6 +41,7 @@ from jaxlint.verify.inputs import (
     data_dtypes,
     parameters,
     subscript_keys,
+    unpacked_lengths,
     variants,
 )
 from jaxlint.verify.namespace import (
@@ -404,6 +405,7 @@ def find_plans(
             dims,
             CALL_LADDER,
             keys=subscript_keys(callable_),
+            unpacked=unpacked_lengths(callable_),
             dtypes=data_dtypes(callable_),
             static=original.static_params,
             function=callable_,  # annotations' classes, and call sites (jaxlint.verify.call_sites)

@@ -12,7 +12,7 @@ import types
 import typing
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from jaxlint.verify.arg_kind import BOOL, FLOAT, INT, KEY, ArgKind, array_kind
 from jaxlint.verify.classes import (
@@ -169,6 +169,7 @@ def parameters(
     ladder: tuple[ArgKind, ...],
     keys: dict[str, tuple[str, ...]] | None = None,
     *,
+    unpacked: dict[str, int] | None = None,
     dtypes: dict[str, str] | None = None,
     static: frozenset[str] = frozenset(),
     function: object = None,
@@ -182,10 +183,11 @@ def parameters(
     parameter is first tried with what the module's calls of `site_name(...)` pass for it
     (literals and array constructors, jaxlint.verify.call_sites; `obj.name(...)` for a method). A
     parameter the body subscripts with strings (`batch["x"]`, in `keys`) is then tried as a dict
-    of arrays, of the same and of different shapes per key. A parameter whose use asks for a
-    dtype (`dtypes`: an index, a mask) is also tried with its float32 kinds in that dtype (a
-    mask first, an index after the float kinds). A
-    parameter the original's jit makes static (`static`) gets Python values only.
+    of arrays, of the same and of different shapes per key; one it unpacks into n names
+    (`q, p = state`, in `unpacked`) as a tuple of n arrays, the same way. A parameter whose use
+    asks for a dtype (`dtypes`: an index, a mask) is also tried with its float32 kinds in that
+    dtype (a mask first, an index after the float kinds). A parameter the original's jit makes
+    static (`static`) gets Python values only.
     """
     resolver = resolver_for(function) if function is not None else None
     sites: dict[str, tuple[ArgKind, ...]] = {}
@@ -208,6 +210,8 @@ def parameters(
             kinds = (KEY,) + ladder if p.name in _KEY_NAMES else ladder
             if keys and p.name in keys:
                 kinds = dict_kinds(keys[p.name]) + kinds
+            if unpacked and p.name in unpacked:
+                kinds = tuple_kinds(unpacked[p.name]) + kinds
             kinds = sites.get(p.name, ()) + kinds
         if dtypes and p.name in dtypes:
             retyped = tuple(dict.fromkeys(k.retyped(dtypes[p.name]) for k in kinds))
@@ -229,11 +233,22 @@ MAX_DICT_KINDS = 10
 
 def dict_kinds(keys: tuple[str, ...]) -> tuple[ArgKind, ...]:
     """Dicts of arrays with these keys: uniform shapes, then per-key combinations (bounded)."""
+    return _container_kinds("dict", keys)
+
+
+def tuple_kinds(length: int) -> tuple[ArgKind, ...]:
+    """Tuples of `length` arrays (a state unpacked `q, p = state`): as dict_kinds."""
+    return _container_kinds("tuple", tuple(str(i) for i in range(length)))
+
+
+def _container_kinds(
+    kind_name: Literal["dict", "tuple"], keys: tuple[str, ...]
+) -> tuple[ArgKind, ...]:
     found: list[ArgKind] = [
-        ArgKind("dict", items=tuple((key, leaf) for key in keys)) for leaf in DICT_LADDER[:2]
+        ArgKind(kind_name, items=tuple((key, leaf) for key in keys)) for leaf in DICT_LADDER[:2]
     ]
     for combo in _ranked([DICT_LADDER] * len(keys), 4 * MAX_DICT_KINDS):
-        kind = ArgKind("dict", items=tuple(zip(keys, combo, strict=True)))
+        kind = ArgKind(kind_name, items=tuple(zip(keys, combo, strict=True)))
         if kind not in found:
             found.append(kind)
         if len(found) >= MAX_DICT_KINDS:
@@ -285,6 +300,28 @@ def subscript_keys(function: object) -> dict[str, tuple[str, ...]]:
             if node.slice.value not in keys:
                 keys.append(node.slice.value)
     return {name: tuple(keys) for name, keys in found.items()}
+
+
+def unpacked_lengths(function: object) -> dict[str, int]:
+    """Parameter name → how many names its module unpacks that name into (`q, p = state`):
+    a tuple state (a NamedTuple is built from its annotation instead)."""
+    try:
+        names = set(inspect.signature(function).parameters)  # type: ignore[arg-type]
+        _, tree = source_tree(function)
+    except (AttributeError, TypeError, SyntaxError, ValueError):
+        return {}
+    found: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], (ast.Tuple, ast.List))
+            and not any(isinstance(t, ast.Starred) for t in node.targets[0].elts)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in names
+        ):
+            found.setdefault(node.value.id, len(node.targets[0].elts))
+    return found
 
 
 def _hashable(kind: ArgKind) -> bool:

@@ -125,6 +125,7 @@ class _Interpreter:
         self.shapes: dict[str, Shape] = {}
         self.env: dict[str, _Val] = {}
         self.indexed: dict[str, _Dim] = {}  # an integer index name → the axis it indexes
+        self.loop_depth = 0
         self.evidence = _Evidence()
 
     # parameters ---------------------------------------------------------------------------
@@ -156,7 +157,17 @@ class _Interpreter:
                 continue
 
     def statement(self, stmt: ast.stmt) -> None:
-        if isinstance(stmt, ast.Assign):
+        if isinstance(stmt, ast.Assign) and _pairwise(stmt):
+            # `x, P = x0, P0`: each name its own value (all read before any is bound)
+            values = [self.expr(v) for v in stmt.value.elts]  # type: ignore[attr-defined]
+            for target, value, source in zip(
+                stmt.targets[0].elts,  # type: ignore[attr-defined]
+                values,
+                stmt.value.elts,  # type: ignore[attr-defined]
+                strict=True,
+            ):
+                self.bind(target, value, source)
+        elif isinstance(stmt, ast.Assign):
             value = self.expr(stmt.value)
             for target in stmt.targets:
                 self.bind(target, value, stmt.value)
@@ -170,12 +181,17 @@ class _Interpreter:
             self.expr(stmt.value)
         elif isinstance(stmt, (ast.If, ast.While)):
             self.expr(stmt.test)
+            looping = isinstance(stmt, ast.While)
+            self.loop_depth += looping
             self.run(stmt.body)
+            self.loop_depth -= looping
             self.run(stmt.orelse)
         elif isinstance(stmt, ast.For):
             self.expr(stmt.iter)
             self.forget(stmt.target)
+            self.loop_depth += 1
             self.run(stmt.body)
+            self.loop_depth -= 1
             self.run(stmt.orelse)
         elif isinstance(stmt, (ast.With, ast.Try)):
             self.run(stmt.body)
@@ -187,6 +203,17 @@ class _Interpreter:
 
     def bind(self, target: ast.expr, value: _Val, source: ast.expr) -> None:
         if isinstance(target, ast.Name):
+            previous = self.env.get(target.id)
+            if (
+                self.loop_depth
+                and previous is not None
+                and previous.shape
+                and value.shape
+                and len(previous.shape) == len(value.shape)
+            ):
+                # a loop carry (`x = F @ x`) keeps its shape from one iteration to the next
+                for old, new in zip(previous.shape, value.shape, strict=True):
+                    self.unify(old, new)
             # a local: no longer the parameter itself, but requirements on its rank still are
             source = (value.param, 0) if value.param is not None else value.indexed
             self.env[target.id] = _Val(value.shape, indexed=source)
@@ -515,6 +542,19 @@ class _Interpreter:
             counts = {c: inputs.count(c) for c in inputs if c.isalpha()}
             output = "".join(sorted(c for c, n in counts.items() if n == 1))
         return _Val(tuple(letters.get(c) or _Dim() for c in output))
+
+
+def _pairwise(stmt: ast.Assign) -> bool:
+    """`a, b = x, y`: one tuple target and a tuple display of as many values, no starred."""
+    if len(stmt.targets) != 1:
+        return False
+    target, value = stmt.targets[0], stmt.value
+    return (
+        isinstance(target, (ast.Tuple, ast.List))
+        and isinstance(value, (ast.Tuple, ast.List))
+        and len(target.elts) == len(value.elts)
+        and not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts))
+    )
 
 
 def _is_none(node: ast.expr) -> bool:
