@@ -60,4 +60,9 @@ class NumpyOnTraced(Rule):
                 "the function may also run eagerly, where NumPy's result (float64, a NumPy "
                 "array) differs from jax.numpy's"
             )
-        return jnp_function_edit(self.context, node.func, name, f"np.{name} → jnp.{name}")
+        # the one difference from the eager NumPy call, named (issue: "safe means safe")
+        description = (
+            f"np.{name} → jnp.{name} (without x64, 32-bit results where NumPy's eager call "
+            "gives float64/int64)"
+        )
+        return jnp_function_edit(self.context, node.func, name, description)
