@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import re
+from collections.abc import Iterator
 
 import libcst as cst
 
@@ -66,6 +67,16 @@ def child_fields(node: cst.CSTNode) -> tuple[str, ...]:
         source = inspect.getsource(kind._visit_and_replace_children)
         fields = _CHILD_FIELDS[kind] = tuple(dict.fromkeys(_VISITED_FIELD.findall(source)))
     return fields
+
+
+def subtree(*nodes: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The nodes and every node under them (in no particular order): for "does it hold a call,
+    a walrus, ..." questions that need no visitor."""
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(node.children)
 
 
 def walk(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from jaxlint.analysis.cst_text import code_of
+from jaxlint.analysis.cst_walk import subtree
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal
@@ -174,7 +175,7 @@ class TracedBool(Rule):
         return True
 
     def _cover(self, test: cst.BaseExpression) -> None:
-        for node in _walk(test):
+        for node in subtree(test):
             self._covered.add(id(node))
 
     def _report(
@@ -200,17 +201,10 @@ class TracedBool(Rule):
         )
 
 
-def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
-    found = [node]
-    for child in node.children:
-        found += _walk(child)
-    return found
-
-
 def _repeatable(operand: cst.BaseExpression) -> bool:
     """Can the operand be written twice and mean the same: names, attributes, constants,
     subscripts and operators, no call (which may draw, print or count) and no `:=`."""
-    return not any(isinstance(node, _NOT_REPEATABLE) for node in _walk(operand))
+    return not any(isinstance(node, _NOT_REPEATABLE) for node in subtree(operand))
 
 
 _NOT_REPEATABLE = (cst.Call, cst.NamedExpr, cst.Await, cst.Yield, cst.Lambda)

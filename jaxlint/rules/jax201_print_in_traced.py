@@ -172,6 +172,11 @@ class PrintedValues:
         return ValueQueries(
             traced=context.holds_traced,
             array=lambda e: context.kind(e) == Kind.ARRAY,
+            parameter=lambda e: (
+                isinstance(e, cst.Name)
+                and context.function is not None
+                and e.value in context.function.params
+            ),
             mentions_traced=self.mentions_traced,
             builtin=self.builtin,
             text=self.holds_text,

@@ -54,6 +54,8 @@ class ValueQueries:
 
     traced: Callable[[cst.BaseExpression], bool]  # holds a tracer
     array: Callable[[cst.BaseExpression], bool]  # a traced array (not a tuple or other pytree)
+    # a parameter of the function: a Python number run eagerly, an array once jit made it one
+    parameter: Callable[[cst.BaseExpression], bool]
     mentions_traced: Callable[[cst.BaseExpression], bool]  # its value or text may come from one
     builtin: Builtin  # `str` when the callee is builtins.str
     text: Callable[[cst.BaseExpression], bool]  # may hold a str built in the function from values
@@ -149,7 +151,8 @@ def template_arguments(text: cst.BaseExpression, values: ValueQueries) -> list[c
     f-string, `"..." % x`, `"...".format(x)`) would make from values (JAX206)."""
     if isinstance(text, cst.FormattedString):
         # `{x=}` shows `x=Array(0.1, dtype=float32)` run eagerly (repr): `{x!r}` prints that
-        pieces: list[_Piece] | Refusal | None = _fstring_pieces(text, values)
+        # a safe fix (JAX206): no verification will compare `{x=}` with the eager repr
+        pieces: list[_Piece] | Refusal | None = _fstring_pieces(text, values, unverified=True)
     else:
         pieces = _text_pieces(text, values)
     if pieces is None:
@@ -238,9 +241,12 @@ def _call_pieces(call: cst.Call, values: ValueQueries) -> list[_Piece] | Refusal
     return _formats_tracer(call)
 
 
-def _fstring_pieces(value: cst.FormattedString, values: ValueQueries) -> list[_Piece] | Refusal:
+def _fstring_pieces(
+    value: cst.FormattedString, values: ValueQueries, unverified: bool = False
+) -> list[_Piece] | Refusal:
     """The f-string's text and fields; a `{x=}` field with no conversion or spec converts with
-    `!r`, as the f-string formats it."""
+    `!r`, as the f-string formats it. `unverified` (a safe fix): a `{p=}` of a parameter, which
+    may be a Python number eagerly, is refused."""
     prefix = value.prefix.lower().replace("f", "")
     if "b" in prefix:
         return Refusal("bytes f-strings cannot be printed by jax.debug.print")
@@ -265,6 +271,14 @@ def _fstring_pieces(value: cst.FormattedString, values: ValueQueries) -> list[_P
                 part.with_changes(conversion=None, format_spec=None)
             )
             pieces.append(_Text(code[1:-1]))
+            if unverified and not conversion and not spec and values.parameter(part.expression):
+                # repr of a Python number (`0.1`) is not repr of the array jit makes of it
+                name = _short_code(part.expression)
+                return Refusal(
+                    f"`{{{name}=}}` shows repr({name}): `0.1` for a Python number, "
+                    f"`Array(0.1, dtype=float32)` for an array, and `{name}` may be either; "
+                    f"write `{name}={{{name}!r}}` or `{name}={{{name}}}`"
+                )
             conversion = conversion or ("" if spec else "r")
         found = _field_pieces(part.expression, conversion, spec, values)
         if isinstance(found, Refusal):

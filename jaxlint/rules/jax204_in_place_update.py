@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
 from jaxlint.analysis.ast_walk import walk_ast
 from jaxlint.analysis.cst_text import code_of
-from jaxlint.analysis.cst_walk import OwnScopeVisitor, walk
+from jaxlint.analysis.cst_walk import OwnScopeVisitor, subtree, walk
 from jaxlint.analysis.names import calls_under
 from jaxlint.analysis.scope import ModuleIndex
 from jaxlint.analysis.unit_summary import UnitSummary
@@ -174,7 +173,7 @@ class InPlaceUpdate(Rule):
         if (
             isinstance(operator, cst.DivideAssign)
             and _one_element(target)
-            and any(isinstance(node, cst.Call) for node in _nodes_of(target.slice))
+            and any(isinstance(node, cst.Call) for node in subtree(*target.slice))
         ):
             # the exact form reads `x[i]` again: a call in the index would run twice
             return "the index calls a function, and `/=` reads `x[i]` again: bind it to a name"
@@ -524,11 +523,3 @@ def _one_element(target: cst.Subscript) -> bool:
 
 
 _ATOMS = (cst.Name, cst.Integer, cst.Float, cst.Attribute, cst.Subscript, cst.Call)
-
-
-def _nodes_of(nodes: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
-    stack = list(nodes)
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(node.children)

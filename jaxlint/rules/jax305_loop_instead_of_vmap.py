@@ -8,6 +8,7 @@ import libcst as cst
 
 from jaxlint.analysis.ast_walk import walk_ast
 from jaxlint.analysis.cst_text import code_of
+from jaxlint.analysis.cst_walk import subtree
 from jaxlint.analysis.jax_api import JIT_APIS, is_array_api
 from jaxlint.analysis.names import calls_under, dotted_ast
 from jaxlint.analysis.scope import ClassInfo, FunctionInfo, ModuleIndex, imports_in
@@ -177,7 +178,7 @@ class LoopInsteadOfVmap(Rule):
             return Refusal("only one `for` without `if` becomes jax.vmap")
         if not isinstance(loop.target, cst.Name):
             return Refusal("only `for v in x` becomes jax.vmap (unpack inside the function)")
-        if any(isinstance(n, cst.NamedExpr) for n in _nodes(comprehension.elt)):
+        if any(isinstance(n, cst.NamedExpr) for n in subtree(comprehension.elt)):
             return Refusal("`:=` in the comprehension")
         spelling = JaxSpelling.of(self.context)
         source = cst.Module(body=[]).code_for_node  # the whole text (code_of shortens)
@@ -206,15 +207,6 @@ def _comprehension_names(index: ModuleIndex) -> frozenset[str]:
         )
 
     return index.memoized("jax305-comprehension-names", compute)
-
-
-def _nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
-    found, stack = [], [node]
-    while stack:
-        current = stack.pop()
-        found.append(current)
-        stack.extend(current.children)
-    return found
 
 
 def _array_attribute(class_info: ClassInfo, attribute: str, index: ModuleIndex) -> bool:
