@@ -320,3 +320,30 @@ def test_a_training_step_taking_dicts_is_verified_with_dict_inputs():
     assert diagnostic.fix.applied, diagnostic.fix.note
     assert diagnostic.fix.verification["inputs_passed"] >= 3
     assert 'jax.debug.print("loss {loss!s}", loss=loss)' in result.fixed_source
+
+
+TWO_PRINTS = """\
+import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def step(w, x):
+    loss = jnp.mean((x * w) ** 2)
+    print("loss", loss){noqa}
+    print("norm", jnp.linalg.norm(w))
+    return w - 0.1 * loss
+"""
+
+
+def test_the_prints_of_a_function_are_one_fix_unless_one_is_silenced():
+    together = lint_source(TWO_PRINTS.format(noqa=""), "p.py", Config(select=("JAX201",)))
+    lead, other = together.diagnostics
+    assert lead.fix is not None and lead.fix.description.startswith("2 prints of `step`")
+    assert other.fix is not None and "one fix rewrites every print" in (other.fix.note or "")
+    # a print a noqa silences keeps its text: the other keeps its own edit, not the shared one
+    silenced = lint_source(
+        TWO_PRINTS.format(noqa="  # noqa: JAX201"), "p.py", Config(select=("JAX201",))
+    )
+    (only,) = silenced.diagnostics
+    assert only.fix is not None and only.fix.description.startswith("print → jax.debug.print")

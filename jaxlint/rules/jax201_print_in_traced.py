@@ -11,6 +11,7 @@ from jaxlint.analysis.jax_api import SHAPE_PROJECTIONS
 from jaxlint.analysis.query import Frame
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
+from jaxlint.engine import suppression
 from jaxlint.engine.edits import Edit, Refusal
 from jaxlint.engine.rule import Finding, Rule, UnitContext
 from jaxlint.rules.jax201_print_rewrite import (
@@ -48,7 +49,12 @@ class PrintInTraced(Rule):
         """One edit for every print of a function: verification compares all the function
         prints, so one print rewritten beside another that still prints a tracer never passes
         (and every print rewritten together does). Where one of them is refused, each keeps its
-        own edit, as a partial rewrite cannot pass."""
+        own edit, as a partial rewrite cannot pass; so does one a noqa silences."""
+        lines = self.context.index.lines
+        for finding in self._fixed:
+            # a print silenced by a noqa keeps its text: the shared edit must not rewrite it
+            if suppression.is_suppressed(self.code, finding.span.line, lines, finding.header_lines):
+                self._refused.add(finding.fix.verify_target)  # type: ignore[union-attr]
         by_target: dict[str, list[Finding]] = {}
         for finding in self._fixed:
             target = finding.fix.verify_target  # type: ignore[union-attr]
