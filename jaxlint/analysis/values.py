@@ -436,16 +436,11 @@ class FunctionValues:
         return False
 
 
-_BINDING_NODES = (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.NamedExpr, cst.WithItem)
-
-
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 _DISPLAYS = (cst.List, cst.Tuple, cst.ListComp)
-# the same, as sets of exact types for the collector's per-node hooks (libcst's node classes
-# are not subclassed)
+# exact types for the collector's per-node hooks (libcst's node classes are not subclassed)
+_BINDING_TYPES = frozenset({cst.Assign, cst.AnnAssign, cst.AugAssign, cst.NamedExpr, cst.WithItem})
+_COMPREHENSION_TYPES = frozenset({cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp})
 _LOOPS = frozenset({cst.For, cst.While})
-_COMPREHENSION_TYPES = frozenset(_COMPREHENSIONS)
-_BINDING_TYPES = frozenset(_BINDING_NODES)
 _SUITES = frozenset({cst.IndentedBlock, cst.SimpleStatementSuite})
 
 

@@ -282,11 +282,7 @@ def subscript_keys(function: object) -> dict[str, tuple[str, ...]]:
     The whole module is read, not only the function: `train_step(params, batch)` usually hands
     `batch` to a `loss_fn(params, batch)` that does the indexing.
     """
-    try:
-        names = set(inspect.signature(function).parameters)  # type: ignore[arg-type]
-        _, tree = source_tree(function)
-    except (AttributeError, TypeError, SyntaxError, ValueError):
-        return {}
+    names, tree = _parameters_and_module(function)
     found: dict[str, list[str]] = {}
     for node in ast.walk(tree):
         if (
@@ -302,14 +298,21 @@ def subscript_keys(function: object) -> dict[str, tuple[str, ...]]:
     return {name: tuple(keys) for name, keys in found.items()}
 
 
-def unpacked_lengths(function: object) -> dict[str, int]:
-    """Parameter name → how many names its module unpacks that name into (`q, p = state`):
-    a tuple state (a NamedTuple is built from its annotation instead)."""
+def _parameters_and_module(function: object) -> tuple[set[str], ast.Module]:
+    """The function's parameter names and its module's tree (none and an empty module when
+    either cannot be read): what subscript_keys and unpacked_lengths scan."""
     try:
         names = set(inspect.signature(function).parameters)  # type: ignore[arg-type]
         _, tree = source_tree(function)
     except (AttributeError, TypeError, SyntaxError, ValueError):
-        return {}
+        return set(), ast.Module(body=[], type_ignores=[])
+    return names, tree
+
+
+def unpacked_lengths(function: object) -> dict[str, int]:
+    """Parameter name → how many names its module unpacks that name into (`q, p = state`):
+    a tuple state (a NamedTuple is built from its annotation instead)."""
+    names, tree = _parameters_and_module(function)
     found: dict[str, int] = {}
     for node in ast.walk(tree):
         if (
