@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 import collections
 import contextlib
+import fnmatch
 import importlib.util
 import io
 import json
@@ -49,7 +50,13 @@ pytestmark = pytest.mark.adversarial
 ADV = Path(__file__).resolve().parent / "adversarial"
 CASES = ADV / "cases"
 INPUTS = ADV / "inputs"
-CASE_NAMES = sorted(p.stem for p in CASES.glob("*.py"))
+# JAXLINT_ADVERSARIAL_ONLY="loop_*,print_*" runs a subset (fnmatch patterns), for writing cases
+_ONLY = [p for p in os.environ.get("JAXLINT_ADVERSARIAL_ONLY", "").split(",") if p]
+CASE_NAMES = sorted(
+    p.stem
+    for p in CASES.glob("*.py")
+    if not _ONLY or any(fnmatch.fnmatch(p.stem, pattern) for pattern in _ONLY)
+)
 RULES = ("JAX101", "JAX102", "JAX201", "JAX301")
 
 
@@ -64,7 +71,9 @@ def fix_run():
     JAXLINT_ADVERSARIAL_KEEP is set) so they can be inspected after a failure."""
     root = Path(tempfile.mkdtemp(prefix="jaxlint-adversarial-"))
     work = root / "cases"
-    shutil.copytree(CASES, work, ignore=shutil.ignore_patterns("__pycache__"))
+    work.mkdir()
+    for case in CASE_NAMES:
+        shutil.copy2(CASES / f"{case}.py", work)
     proc = subprocess.run(
         [
             sys.executable,

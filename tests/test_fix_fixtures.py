@@ -69,6 +69,22 @@ REFUSED = {
     "inplace_refused_host_parameter": "callers may expect their array changed in place",
 }
 NOT_FLAGGED = {"print_static_shape"}  # a print of static values only: left alone, no diagnostic
+# Framework module methods taking `(key, n_samples, obs)`: case → (how to call the method on a
+# fresh module, arguments for n observations); the `.in.py` runs unjitted, the `.out.py` as written.
+MODULE_METHODS: dict[str, tuple[Callable[[Any, tuple], Any], Callable[[int], tuple]]] = {
+    "module_equinox_sampler": (
+        lambda m, args: m.GaussianModel(jnp.zeros(3), jnp.full(3, -1.0)).log_likelihood(*args),
+        lambda n: (jax.random.PRNGKey(n), 16, _matrix(n, 3)),
+    ),
+    "module_linen_encoder": (
+        lambda m, args: m.Encoder().apply(m.Encoder().init(jax.random.PRNGKey(0), *args), *args),
+        lambda n: (jax.random.PRNGKey(n), 8, _matrix(n, 3)),
+    ),
+    "module_nnx_decoder": (
+        lambda m, args: m.Decoder(3, 5, rngs=m.nnx.Rngs(0)).sample(*args),
+        lambda n: (jax.random.key(n), 4, _matrix(n, 3)),
+    ),
+}
 # Safe fixes of code that raises (or does nothing) even without jit, so the un-jitted original
 # cannot be the reference: tests/test_arrays_and_dtypes.py runs these rules' fixes instead
 # (JAX204 against the same code on NumPy arrays, JAX205 keeping the update, JAX206 printing values).
@@ -77,6 +93,8 @@ CHECKED_ELSEWHERE = {
     "inplace_jitted_parameter",  # below: against the original on NumPy arrays
     "discarded_at_update",
     "debug_print_fstring",
+    # methods of equinox / flax linen / flax nnx modules: test_module_methods_verify_and_apply
+    *MODULE_METHODS,
 }
 KNOWN_BUGS: dict[str, str] = {}  # case → why its snapshot is not what jaxlint writes yet
 
@@ -483,6 +501,23 @@ def test_rewrite_computes_what_the_original_did(case, modules):
         rewritten = _rewritten(modules(case, "out"), check)
         for n in (SHORT, LONG):
             _assert_same(original(*check.args(n)), rewritten(*check.args(n)))
+
+
+@pytest.mark.parametrize("case", sorted(MODULE_METHODS))
+def test_module_methods_verify_and_apply(case, first_fix, modules):
+    """Inputs for an equinox / flax module method come from its declarations and the module's
+    calls; the scan it gets computes what the unrolled loop did."""
+    pytest.importorskip("equinox")
+    pytest.importorskip("flax")
+    (diagnostic,) = first_fix.diagnostics[case]
+    assert diagnostic["fix"]["applied"] is True
+    assert diagnostic["fix"]["verification"]["status"] == "verified"
+    assert "n_samples: " in diagnostic["fix"]["verification"]["reason"]
+    call, arguments = MODULE_METHODS[case]
+    for n in (1, SHORT, LONG):
+        with jax.disable_jit():
+            expected = call(modules(case, "in"), arguments(n))
+        _assert_same(expected, call(modules(case, "out"), arguments(n)))
 
 
 def _eqns(function: Any, args: tuple) -> int:

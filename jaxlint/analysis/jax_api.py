@@ -363,6 +363,25 @@ STRUCTURED_RESULTS = frozenset(
 )
 
 
+# flax linen layers that map an array to one array: `nn.Dense(4)(x)` is an array (LSTM cells
+# and attention with several outputs are not listed)
+ARRAY_LAYERS = frozenset(
+    "flax.linen." + name
+    for name in [
+        "Dense",
+        "DenseGeneral",
+        "Conv",
+        "ConvTranspose",
+        "Embed",
+        "LayerNorm",
+        "RMSNorm",
+        "GroupNorm",
+        "BatchNorm",
+        "Dropout",
+    ]
+)
+
+
 def is_array_api(qualified: str) -> bool:
     """True for a call into JAX's array namespaces (its result is a staged array)."""
     return qualified.startswith(ARRAY_NAMESPACES) and qualified not in STATIC_PROJECTIONS

@@ -639,6 +639,7 @@ class _IndexBuilder:
         # (enclosing function or None, call node) for every call in the module
         self.calls: list[tuple[FunctionInfo | None, ast.Call]] = []
         self._resolved_calls: list[tuple[FunctionInfo | None, ast.Call, str | None]] | None = None
+        self._linen_passed: dict[int, ast.Call] = {}  # id(call) → its `_as_passed` form
         self._class_of: dict[int, ClassInfo] = {}
         self.instances: dict[str, ClassInfo] = {}  # module-level `name = LocalClass(...)`
         # id(function node) → `_local_bindings` of it, computed when a call site asks
@@ -859,6 +860,33 @@ class _IndexBuilder:
             seen += 1
         return None
 
+    def _as_passed(self, call: ast.Call) -> ast.Call:
+        """The call with the arguments its target receives: `model.apply(variables, x,
+        rngs=...)` passes `x` on to `__call__`, not the variables and flax's own keywords."""
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and func.attr in LINEN_ENTRIES):
+            return call
+        if self._linen_call(func.value) is None:
+            return call
+        if id(call) not in self._linen_passed:
+            keywords = [k for k in call.keywords if k.arg not in _LINEN_KEYWORDS]
+            passed = ast.Call(func=func, args=call.args[1:], keywords=keywords)
+            self._linen_passed[id(call)] = ast.copy_location(passed, call)
+        return self._linen_passed[id(call)]
+
+    def _linen_call(self, receiver: ast.expr) -> FunctionInfo | None:
+        """`__call__` of the flax linen module `model.apply(...)` / `Model().init(...)` runs
+        (`model` a module-level instance), or None."""
+        if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name):
+            class_info = self.classes.get(receiver.func.id)
+        elif isinstance(receiver, ast.Name):
+            class_info = self.instances.get(receiver.id)
+        else:
+            return None
+        if class_info is None or not _is_linen_module(class_info):
+            return None
+        return class_info.all_methods().get("__call__")
+
     def _targets(
         self, expression: ast.AST | None, scope: FunctionInfo | None, depth: int = 0
     ) -> list[tuple[FunctionInfo, bool, TraceKind | None]]:
@@ -869,6 +897,10 @@ class _IndexBuilder:
             return [(self.by_node[id(expression)], False, None)]
         if isinstance(expression, ast.Name):
             return [(f, False, None) for f in self._lookup_function(expression.id, scope)]
+        if isinstance(expression, ast.Attribute) and expression.attr in LINEN_ENTRIES:
+            linen_call = self._linen_call(expression.value)
+            if linen_call is not None:
+                return [(linen_call, True, None)]
         if isinstance(expression, ast.Attribute) and isinstance(expression.value, ast.Name):
             method = self._method_of(scope, expression.value.id, expression.attr)
             if method is not None:
@@ -1120,6 +1152,7 @@ class _IndexBuilder:
                 positional = (
                     target.positional[1:] if bound or target.is_method else target.positional
                 )
+                call = self._as_passed(call)
                 pairs = list(zip(positional, call.args, strict=False))
                 pairs += [(k.arg, k.value) for k in call.keywords if k.arg]
                 for name, argument in pairs:
@@ -1173,7 +1206,7 @@ class _IndexBuilder:
                 continue
             found = self._targets(call.func, scope) if api is None else []
             for target, _, _ in found:
-                edges.setdefault(id(scope.node), []).append((target, call))
+                edges.setdefault(id(scope.node), []).append((target, self._as_passed(call)))
             if api in CALL_THROUGH or api is None:
                 # functions passed as arguments run in the caller's context (tree_map, helpers)
                 for argument in call.args:
@@ -1418,6 +1451,18 @@ def _function_arguments(call: ast.Call, api: str) -> list[ast.expr]:
             value = keyword.value
             found.extend(value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value])
     return found
+
+
+# `module.apply(variables, ...)`, `.init(key, ...)`: flax linen runs the module's `__call__`
+LINEN_ENTRIES = frozenset({"apply", "init", "init_with_output"})
+_LINEN_KEYWORDS = frozenset({"method", "rngs", "mutable", "capture_intermediates"})
+_LINEN_BASES = frozenset({"flax.linen.Module", "flax.linen.module.Module"})
+
+
+def _is_linen_module(class_info: ClassInfo, depth: int = 0) -> bool:
+    if any(base in _LINEN_BASES for base in class_info.base_names):
+        return True
+    return depth < 10 and any(_is_linen_module(b, depth + 1) for b in class_info.local_bases)
 
 
 def _declares_static(value: ast.expr | None) -> bool:

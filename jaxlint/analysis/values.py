@@ -20,6 +20,7 @@ from jaxlint.analysis.jax_api import (
     ARRAY_ATTRIBUTES,
     ARRAY_EVIDENCE_ATTRIBUTES,
     ARRAY_FROM_DATA,
+    ARRAY_LAYERS,
     ARRAY_METHODS,
     CONTAINER_ANNOTATIONS,
     DISTRIBUTION_DRAWS,
@@ -922,6 +923,12 @@ class _Evaluator:
                 return Kind.ARRAY if method in ARRAY_METHODS else Kind.TRACED
             if receiver.traced or receiver == Kind.CONTAINER:
                 return Kind.TRACED
+        if (
+            strongest.traced
+            and isinstance(node.func, cst.Call)
+            and self.values.resolve(node.func.func) in ARRAY_LAYERS
+        ):
+            return Kind.ARRAY  # `nn.Dense(4)(x)`
         callee = self.kind(node.func)
         if callee.traced or strongest.traced:
             return Kind.TRACED

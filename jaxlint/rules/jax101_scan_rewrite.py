@@ -428,7 +428,7 @@ class _StaticIndexUse(cst.CSTVisitor):
         return False
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.found or not any(self.index in names_in(a.value) for a in node.args):
+        if self.found or not any(self._passed(a.value) for a in node.args):
             return
         qualified = self.context.resolve(node.func) or ""
         at_update = isinstance(node.func, cst.Attribute) and isinstance(
@@ -436,6 +436,15 @@ class _StaticIndexUse(cst.CSTVisitor):
         )  # `x.at[i].set(v)`
         if not (qualified.startswith("jax.") or at_update):
             self.found = f"an argument of `{cst.Module(body=[]).code_for_node(node.func)}`"
+
+    def _passed(self, argument: cst.CSTNode) -> bool:
+        """Does the index reach the callee itself, not only as an array's index (`f(x[i])`
+        passes the row, which a scan hands over as its element)?"""
+        if isinstance(argument, cst.Subscript) and _is_array_name(argument.value, self.context):
+            return False  # the index inside (`x[i]`, `x[i + 1]`) is checked by visit_Subscript
+        if isinstance(argument, cst.Name):
+            return argument.value == self.index
+        return any(self._passed(child) for child in argument.children)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         base = node.value

@@ -104,7 +104,9 @@ def call_site_kinds(
     evaluator = _Evaluator(tree, resolver)
     found: dict[str, list[ArgKind]] = {}
     for call, scopes in _calls(tree, name, method=method):
-        pairs = list(zip(names, call.args, strict=False))
+        # `model.apply(variables, x)` passes `x` to a flax linen module's `__call__`
+        passed = call.args[1:] if _is_linen_entry(call, name) else call.args
+        pairs = list(zip(names, passed, strict=False))
         pairs += [(k.arg, k.value) for k in call.keywords if k.arg in names]
         for param, argument in pairs:
             if isinstance(argument, ast.Starred):
@@ -190,8 +192,23 @@ def _calls_target(call: ast.Call, name: str, method: bool) -> bool:
     ):
         return not method and func.args[0].id == name
     if method:
-        return isinstance(func, ast.Attribute) and func.attr == name
+        return isinstance(func, ast.Attribute) and (
+            func.attr == name or _is_linen_entry(call, name)
+        )
     return isinstance(func, ast.Name) and func.id == name
+
+
+def _is_linen_entry(call: ast.Call, name: str) -> bool:
+    """`model.apply(variables, ...)` / `model.init(key, ...)`: a call of a linen `__call__`
+    (one of another method names it with `method=`)."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr in ("apply", "init")):
+        return False
+    method = next((k.value for k in call.keywords if k.arg == "method"), None)
+    if method is None:
+        return name == "__call__"
+    named = method.value if isinstance(method, ast.Constant) else last_name(method)
+    return named == name
 
 
 def _assignments(scope: ast.AST) -> dict[str, list[tuple[int, Any]]]:

@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlint.verify.classes import share_classes
+from jaxlint.verify.classes import constructor_signature, is_linen_module, share_classes
 from jaxlint.verify.compare import (
     Comparison,
     compare_outputs,
@@ -240,7 +240,18 @@ def _check(request: VerifyRequest, old_name: str, new_name: str) -> VerifyResult
     share_classes(
         old_module, new_module, request.original_source, request.rewritten_source, request.target
     )
-    measured = _measure(original, rewritten, plans[0])
+
+    def unstaged() -> Target:  # the rewrite with its jit decorators removed, like the original
+        module = build_module(
+            request.rewritten_source,
+            request.path,
+            request.target,
+            strip_staging=True,
+            module_name=new_name + "_unstaged",
+        )
+        return resolve_target(module, request.target)
+
+    measured = _measure(original, rewritten, plans[0], unstaged)
     comparer = _Comparer(original, rewritten, request)
     for plan in plans:
         comparer.on_plan(plan)
@@ -332,7 +343,21 @@ def _bind(target: Target, init: Binding | None, set_index: int) -> Callable[...,
     if target.function is not None:
         return target.function
     assert target.method is not None
-    return getattr(_instance(target, init, set_index), target.method)
+    return _method(_instance(target, init, set_index), target.method)
+
+
+def _method(instance: object, name: str) -> Callable[..., Any]:
+    """`instance.name`; a flax linen module's method runs through `init` and `apply`."""
+    if is_linen_module(instance):
+        return partial(_linen_apply, instance, name)
+    return getattr(instance, name)
+
+
+def _linen_apply(module: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+    """A linen method runs on variables: initialised from one fixed key, so the original and a
+    rewrite that declares the same parameters get the same values, then applied."""
+    variables = module.init(jax.random.PRNGKey(0), *args, method=method, **kwargs)
+    return module.apply(variables, *args, method=method, **kwargs)
 
 
 def _call(target: Target, init: Binding | None, call: Binding, set_index: int) -> Any:
@@ -414,7 +439,7 @@ def find_plans(
         init_bindings: list[Binding | None] = [None]
         if original.cls is not None:
             init_params = parameters(
-                inspect.signature(original.cls),
+                constructor_signature(original.cls),
                 dims,
                 INIT_LADDER,
                 function=callable_,
@@ -605,8 +630,14 @@ def _traceable(
     return fn, tuple(args[i] for i in traced)
 
 
-def _measure(original: Target, rewritten: Target, plan: InputPlan) -> _Measurements:
-    """Equation counts and compile times, before the rewritten function has run (cold caches)."""
+def _measure(
+    original: Target, rewritten: Target, plan: InputPlan, unstaged: Callable[[], Target]
+) -> _Measurements:
+    """Equation counts and compile times, before the rewritten function has run (cold caches).
+
+    The original is traced without its jit decorators; the rewrite as written, or, where a
+    decorator cannot run under `make_jaxpr` (flax's `nnx.jit` updates the module's variables
+    from inside the trace), without them too (`unstaged()`): its own equations are the same."""
     measured = _Measurements()
     set_index = plan.set_indices[0]
     try:
@@ -618,8 +649,12 @@ def _measure(original: Target, rewritten: Target, plan: InputPlan) -> _Measureme
     try:
         new_fn, new_args = _traceable(rewritten, plan, set_index)
         measured.eqns_after, measured.eqns_total_after = count_eqns(new_fn, new_args)
-    except _SAFE_ERRORS as exc:
-        measured.notes.append(f"rewritten not traceable: {describe_exception(exc)}")
+    except _SAFE_ERRORS as staged_error:
+        try:
+            new_fn, new_args = _traceable(unstaged(), plan, set_index)
+            measured.eqns_after, measured.eqns_total_after = count_eqns(new_fn, new_args)
+        except (*_SAFE_ERRORS, NamespaceError):
+            measured.notes.append(f"rewritten not traceable: {describe_exception(staged_error)}")
     if measured.eqns_total_before is None or measured.eqns_total_after is None:
         return measured
     if measured.eqns_total_before > MAX_EQNS_TO_COMPILE:
@@ -908,10 +943,10 @@ def _check_mutations(
     args, kwargs = plan.call.make(set_index)
     old_self = _instance(original, plan.init, set_index)
     new_self = _instance(rewritten, plan.init, set_index)
-    old_method = getattr(old_self, original.method or "")
-    new_method = getattr(new_self, rewritten.method or "")
+    old_method = _method(old_self, original.method or "")
+    new_method = _method(new_self, rewritten.method or "")
     written_self = _instance(as_written, plan.init, set_index) if as_written else None
-    written_method = getattr(written_self, original.method or "", None)
+    written_method = _method(written_self, original.method or "") if written_self else None
     with contextlib.suppress(*_SAFE_ERRORS):  # warm the caches; errors were caught before
         old_method(*args, **kwargs)
         new_method(*args, **kwargs)
@@ -1063,7 +1098,7 @@ def _with_recorded(original: Target, recorded: Sequence[str], max_attempts: int)
 def _recorded_plans(original: Target, recorded: Sequence[str]) -> tuple[list[InputPlan], str]:
     """Plans from the recorded signatures the original accepts; and the last problem seen."""
     try:
-        init_signature = inspect.signature(original.cls) if original.cls is not None else None
+        init_signature = constructor_signature(original.cls) if original.cls is not None else None
         records = list(
             recorded_calls(_signature(original), init_signature, recorded, _home(original))
         )
@@ -1119,7 +1154,7 @@ def _home(original: Target) -> Home | None:
 def _ladder_constructor(original: Target) -> Binding | None:
     """Constructor arguments from the ladder, for a method recorded without its `self`'s."""
     try:
-        init_params = parameters(inspect.signature(original.cls), DimTable(), INIT_LADDER)
+        init_params = parameters(constructor_signature(original.cls), DimTable(), INIT_LADDER)
     except (TypeError, ValueError):
         return None
     for init in candidate_bindings(init_params, _INIT_SALT, MAX_INIT_BINDINGS):

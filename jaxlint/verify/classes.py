@@ -29,6 +29,26 @@ def is_registered_pytree(cls: type) -> bool:
     return isinstance(registry, dict) and cls in registry
 
 
+def constructor_signature(cls: type) -> inspect.Signature:
+    """What `cls(...)` takes. A metaclass `__call__` taking `(*args, **kwargs)` (flax nnx
+    Modules', for one) hides the class's own `__init__`, whose parameters are the real ones."""
+    signature = inspect.signature(cls)
+    forwarding = all(
+        p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in signature.parameters.values()
+    )
+    init = cls.__dict__.get("__init__") or getattr(cls, "__init__", None)
+    if not forwarding or not inspect.isfunction(init):
+        return signature
+    unbound = inspect.signature(init)
+    return unbound.replace(parameters=list(unbound.parameters.values())[1:])  # drop self
+
+
+def is_linen_module(instance: object) -> bool:
+    """A flax linen Module (its methods run inside `init`/`apply` only)?"""
+    linen = sys.modules.get("flax.linen")
+    return linen is not None and isinstance(instance, linen.Module)
+
+
 def is_project_class(cls: type) -> bool:
     """Is `cls` defined in the project (a verified module or its siblings), not a library?"""
     module = sys.modules.get(getattr(cls, "__module__", "") or "")

@@ -17,6 +17,7 @@ from typing import Any, Literal
 from jaxlint.verify.arg_kind import BOOL, FLOAT, INT, KEY, ArgKind, array_kind
 from jaxlint.verify.classes import (
     Resolver,
+    constructor_signature,
     is_registered_pytree,
     module_namespace,
     resolver_for,
@@ -212,7 +213,9 @@ def parameters(
                 kinds = dict_kinds(keys[p.name]) + kinds
             if unpacked and p.name in unpacked:
                 kinds = tuple_kinds(unpacked[p.name]) + kinds
-            kinds = sites.get(p.name, ()) + kinds
+        # what the module passes comes first, annotated or not (`din: int` is a layer width:
+        # the 3 a call site gives fits the data, the ladder's ints vary between input sets)
+        kinds = sites.get(p.name, ()) + tuple(k for k in kinds if k not in sites.get(p.name, ()))
         if dtypes and p.name in dtypes:
             retyped = tuple(dict.fromkeys(k.retyped(dtypes[p.name]) for k in kinds))
             retyped = tuple(k for k in retyped if k not in kinds)
@@ -580,6 +583,8 @@ class _Annotations:
 
     def of_class(self, cls: type) -> tuple[ArgKind, ...] | None:
         """Instances of a dataclass, NamedTuple or pytree class, built field by field."""
+        if (cls.__module__, cls.__qualname__) == _NNX_RNGS:  # `rngs: nnx.Rngs`: one seed
+            return (ArgKind("struct", items=(("default", INT),), cls=cls),)
         if cls in self.seen or len(self.seen) >= _MAX_NESTING:
             return None
         fields_ = struct_fields(cls)
@@ -606,6 +611,7 @@ class _Annotations:
         )
 
 
+_NNX_RNGS = ("flax.nnx.rnglib", "Rngs")  # flax nnx's key holder, made from an int seed
 _UNION_TYPE = getattr(types, "UnionType", None)
 _EMPTY = inspect.Parameter.empty
 
@@ -644,7 +650,7 @@ def struct_fields(cls: type) -> list[StructField] | None:
     try:
         init = [
             p
-            for p in inspect.signature(cls).parameters.values()
+            for p in constructor_signature(cls).parameters.values()
             if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
         ]
     except (TypeError, ValueError):
