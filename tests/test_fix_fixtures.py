@@ -168,15 +168,6 @@ CHECKS: dict[str, list[Check]] = {
     ],
     "loop_reversed_returns": [Check("discounted_returns", lambda n: (_vector(n),))],
     # NumPy's functions on concrete arrays (the un-jitted original) against jax.numpy's, jitted
-    # Python's max/min on concrete scalars (the un-jitted original) against the jnp.where forms
-    "traced_max": [
-        Check("hinge", lambda n: (jnp.float32(n / 10), jnp.float32(2.0))),
-        Check("hinge", lambda n: (jnp.float32(-n / 10), jnp.float32(2.0))),
-        Check("clip_ratio", lambda n: (jnp.float32(n / 40), jnp.float32(0.2))),
-        # NaN on either side: Python's max/min keep the first operand (jnp.maximum would not)
-        Check("hinge", lambda n: (jnp.float32(jnp.nan), jnp.float32(2.0))),
-        Check("clip_ratio", lambda n: (jnp.float32(n / 40), jnp.float32(jnp.nan))),
-    ],
     # A size parameter made static: the un-jitted original against the jitted rewrite
     "static_shape_param": [
         Check("pad_to", lambda n: (_vector(n), n + 4)),

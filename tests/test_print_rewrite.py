@@ -120,9 +120,11 @@ CASES = {
         _scalars(),
     ),
     "self_documenting_fstring": Case(
-        "@jax.jit\ndef f(x):\n    print(f'{x=} {x = :.3f}|{x.shape=}|{x*2=!s}')\n    return x\n",
+        # of a computed value: `{p=}` of a parameter is refused (a Python number eagerly)
+        "@jax.jit\ndef f(x):\n    y = x + 0\n    print(f'{y=} {y = :.3f}|{y.shape=}|{y*2=!s}')\n"
+        "    return x\n",
         _scalars(),
-        rewrite='jax.debug.print("x={x!r} x = {x:.3f}|x.shape={}|x*2={!s}"',
+        rewrite='jax.debug.print("y={y!r} y = {y:.3f}|y.shape={}|y*2={!s}"',
     ),
     "end_ending_in_newline": Case(
         "@jax.jit\ndef f(x):\n    print('mu', jnp.max(x), sep=', ', end='!\\n')\n    return x\n",

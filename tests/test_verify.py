@@ -962,3 +962,20 @@ def test_count_eqns_walks_nested_jaxprs_and_unwraps_jit() -> None:
     assert top == 4  # reduce_sum, gt, convert_element_type, cond
     assert total == top + 2  # one equation in each branch
     assert count_eqns(jax.jit(body), (jnp.ones(3),)) == (top, total)
+
+
+@needs_jax
+def test_the_originals_float64_result_measures_its_rounding() -> None:
+    """An ill-conditioned computation's float32 result is off from its float64 one by more than
+    a fixed tolerance; a rewrite may round as differently, no more (twice that distance)."""
+    import jax.numpy as jnp
+
+    from jaxlint.verify.compare import rounding_dominated, within_noise
+
+    want = jnp.array([12.0, -3.0, 0.5])
+    precise = want.at[2].add(4e-4)  # float64 says the float32 result is 4e-4 off
+    assert within_noise(want, want.at[2].add(7e-4), precise)
+    assert not within_noise(want, want.at[2].add(9e-4), precise)  # more than twice that
+    assert not rounding_dominated(want, precise)  # 4e-4 of 12 looks like rounding
+    assert rounding_dominated(want, want.at[0].add(0.5))  # a singular solve: mostly rounding
+    assert not rounding_dominated(jnp.arange(3), jnp.arange(3) + 1)  # ints are exact

@@ -110,3 +110,57 @@ def test_the_suggestion_computes_what_the_original_does_on_float_data() -> None:
         actual = getattr(new, name)(*args)  # jitted
         assert jnp.allclose(jnp.asarray(expected), actual), name
         assert jnp.shape(expected) == actual.shape
+
+
+EXTREMA = textwrap.dedent(
+    """\
+    import jax
+
+
+    @jax.jit
+    def hinge(margin, score):
+        return max(margin - score, 0.0)
+
+
+    @jax.jit
+    def clip_ratio(ratio):
+        return min(1.2, ratio)
+
+
+    @jax.jit
+    def clip_steps(steps, limit):
+        return min(steps, limit) * 2
+    """
+)
+
+
+def test_max_and_min_are_suggestions_with_pythons_semantics() -> None:
+    """Python's max returns the winner as it is (`min(int32 steps, float32 limit)` is int32 or
+    float32 by value; `max(x, 0.0)` of a vector raises), which no traced form does: `--fix`
+    leaves max/min alone. Written by --unsafe-fixes, `jnp.where(b > a, b, a)` keeps Python's
+    choice on ties and NaN (`min(1.2, nan)` is 1.2, where jnp.minimum gives NaN)."""
+    plain = lint_source(
+        EXTREMA, "m.py", Config(select=("JAX102",)), fix=True, unsafe_fixes=False, verify=False
+    )
+    assert (plain.fixed_source or EXTREMA) == EXTREMA
+    assert {d.fix.kind for d in plain.diagnostics if d.fix} == {"suggestion"}
+    unsafe = lint_source(
+        EXTREMA, "m.py", Config(select=("JAX102",)), fix=True, unsafe_fixes=True, verify=False
+    )
+    module = types.ModuleType("unsafe")
+    exec(compile(unsafe.fixed_source or "", "m.py", "exec"), vars(module))  # noqa: S102
+    original = types.ModuleType("original")
+    exec(compile(EXTREMA, "original.py", "exec"), vars(original))  # noqa: S102
+    cases = [
+        ("hinge", (jnp.float32(2.0), jnp.float32(0.5))),
+        ("hinge", (jnp.float32(-1.0), jnp.float32(0.5))),
+        ("hinge", (jnp.float32(jnp.nan), jnp.float32(0.5))),  # NaN first: Python keeps it
+        ("clip_ratio", (jnp.float32(0.5),)),
+        ("clip_ratio", (jnp.float32(jnp.nan),)),  # NaN second: Python keeps 1.2
+        ("clip_steps", (jnp.int32(3), jnp.int32(7))),
+    ]
+    for name, args in cases:
+        with jax.disable_jit():
+            expected = getattr(original, name)(*args)
+        actual = getattr(module, name)(*args)
+        assert jnp.allclose(jnp.asarray(expected), actual, equal_nan=True), (name, args)

@@ -295,8 +295,12 @@ CONTRACTIONS = frozenset(
 )
 
 
+_DTYPE_FREE_ATTRIBUTES = frozenset({"shape", "ndim", "size"})
+
+
 class CarryReads(cst.CSTVisitor):
-    """Is `name` read anywhere other than as an operand of an elementwise operation?
+    """Is `name` read anywhere other than as an operand of an elementwise operation (or the
+    left operand of `@`, which broadcasts the same way)?
 
     `rows`: values the rewrite stacks as scan outputs (`out[i] = v`), read like operands."""
 
@@ -313,7 +317,10 @@ class CarryReads(cst.CSTVisitor):
         if isinstance(node.operator, _ELEMENTWISE_OPERATORS):
             self._operands |= {id(node.left), id(node.right)}
         elif isinstance(node.operator, cst.MatrixMultiply):
-            self._contracted |= {id(node.left), id(node.right)}
+            # `h @ W` treats h's leading axes as a batch: h broadcast to more rows gives the
+            # same rows, like an elementwise operand. `W @ h` contracts h's first axis.
+            self._operands.add(id(node.left))
+            self._contracted.add(id(node.right))
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if isinstance(node.operator, (cst.Minus, cst.Plus)):
@@ -324,6 +331,9 @@ class CarryReads(cst.CSTVisitor):
         positional = {id(a.value) for a in node.args if not a.keyword and not a.star}
         if qualified in ELEMENTWISE:
             self._operands |= positional
+        elif qualified == "jax.numpy.matmul" and node.args:
+            self._operands.add(id(node.args[0].value))  # as `@`
+            self._contracted |= positional - {id(node.args[0].value)}
         elif qualified in CONTRACTIONS:
             self._contracted |= positional
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value in ADDING_METHODS:
@@ -332,6 +342,10 @@ class CarryReads(cst.CSTVisitor):
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.operator, STEP_AUGMENTED):
             self._operands.add(id(node.target))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value in _DTYPE_FREE_ATTRIBUTES:  # `P.shape[0]`: the same in any dtype
+            self._operands.add(id(node.value))
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
         return False  # a store, not a read

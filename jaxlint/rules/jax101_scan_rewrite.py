@@ -1058,9 +1058,12 @@ class CarryStart:
     `x.shape[1:]` when every update is `c ⊕= x[i]` (`element`), else what one abstract step of
     the body returns (`one_step`: `jax.eval_shape` on the element's ShapeDtypeStruct, which also
     works for an empty axis).
-    `one_step_dtype`: the carry is also an operand of a contraction (`W @ h`, `jnp.dot`), which
-    promotes its operands but does not broadcast them: only the dtype is cast, never narrowed;
-    a change of shape still makes scan raise.
+    The left operand of `@` counts as elementwise: `h @ W` treats h's leading axes as a batch,
+    so an RNN state `h` of shape (H,) broadcast to the (B, H) its first step makes (batched
+    rows) gives the same rows.
+    `one_step_dtype`: the carry is also a contracted operand (`W @ h`, `jnp.dot`), which
+    promotes but does not broadcast: only the dtype is cast, never narrowed; a change of shape
+    still makes scan raise.
     """
 
     how: Literal["as_written", "element", "one_step", "one_step_dtype"]

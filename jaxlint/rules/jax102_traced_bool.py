@@ -130,15 +130,21 @@ class TracedBool(Rule):
         numpy = JaxSpelling.of(self.context).numpy
         comparison = ">" if builtin == "builtins.max" else "<"
         short = builtin.removeprefix("builtins.")
+        # Python returns the winning operand as it is, so its shape and dtype depend on which
+        # wins (`max(x, 0.0)` of an int32 `x` is int32 or a float; of a 3-element `x` it
+        # raises); one traced value has one shape and dtype, and `where` broadcasts and
+        # promotes. Only the caller knows the operands are alike: a suggestion.
         return Edit(
             replacements={
                 node: cst.parse_expression(f"{numpy}.where({b} {comparison} {a}, {b}, {a})")
             },
             description=(
                 f"{short}(a, b) → jnp.where(b {comparison} a, b, a): Python's {short}, which "
-                "keeps `a` on ties and NaN (operands of two dtypes come back in their common one)"
+                "keeps `a` on ties and NaN, for operands of one shape and dtype (others come "
+                "back broadcast and promoted, not as the winner is)"
             ),
             imports=(ImportSpec("jax"),) if numpy == "jax.numpy" else (),
+            kind="suggestion",
         )
 
     def _test(

@@ -152,7 +152,7 @@ def template_arguments(text: cst.BaseExpression, values: ValueQueries) -> list[c
     if isinstance(text, cst.FormattedString):
         # `{x=}` shows `x=Array(0.1, dtype=float32)` run eagerly (repr): `{x!r}` prints that
         # a safe fix (JAX206): no verification will compare `{x=}` with the eager repr
-        pieces: list[_Piece] | Refusal | None = _fstring_pieces(text, values, unverified=True)
+        pieces: list[_Piece] | Refusal | None = _fstring_pieces(text, values)
     else:
         pieces = _text_pieces(text, values)
     if pieces is None:
@@ -241,12 +241,10 @@ def _call_pieces(call: cst.Call, values: ValueQueries) -> list[_Piece] | Refusal
     return _formats_tracer(call)
 
 
-def _fstring_pieces(
-    value: cst.FormattedString, values: ValueQueries, unverified: bool = False
-) -> list[_Piece] | Refusal:
+def _fstring_pieces(value: cst.FormattedString, values: ValueQueries) -> list[_Piece] | Refusal:
     """The f-string's text and fields; a `{x=}` field with no conversion or spec converts with
-    `!r`, as the f-string formats it. `unverified` (a safe fix): a `{p=}` of a parameter, which
-    may be a Python number eagerly, is refused."""
+    `!r`, as the f-string formats it. A `{p=}` of a parameter, which may be a Python number
+    eagerly, is refused (verification's inputs may all be arrays, so it is not left to them)."""
     prefix = value.prefix.lower().replace("f", "")
     if "b" in prefix:
         return Refusal("bytes f-strings cannot be printed by jax.debug.print")
@@ -271,7 +269,7 @@ def _fstring_pieces(
                 part.with_changes(conversion=None, format_spec=None)
             )
             pieces.append(_Text(code[1:-1]))
-            if unverified and not conversion and not spec and values.parameter(part.expression):
+            if not conversion and not spec and values.parameter(part.expression):
                 # repr of a Python number (`0.1`) is not repr of the array jit makes of it
                 name = _short_code(part.expression)
                 return Refusal(

@@ -14,8 +14,9 @@ from jaxlint.analysis.names import calls_under
 from jaxlint.analysis.scope import ModuleIndex
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
-from jaxlint.engine.edits import Edit, Refusal
+from jaxlint.engine.edits import Edit, ImportSpec, Refusal
 from jaxlint.engine.rule import Rule
+from jaxlint.rules._codegen import JaxSpelling
 
 ERROR = "TypeError (JAX arrays are immutable and do not support in-place item assignment)"
 AT_METHODS: dict[type[cst.BaseAugOp], str] = {
@@ -150,14 +151,24 @@ class InPlaceUpdate(Rule):
         method = "set" if operator is None else AT_METHODS[type(operator)]
         result = f"{name}.at[...].{method}(v)"
         if isinstance(operator, cst.DivideAssign):  # (see _at_update)
+            exact = _positive_int(statement.value)
             result = (
                 f"{name}.at[...].set(({name}[...] / v).astype({name}.dtype)), NumPy's dtype"
+                + (
+                    " (an integer array divided as integers, exactly)"
+                    if exact
+                    else " (an integer array's quotient is float32 without x64, NumPy's float64: "
+                    "past 2**24 the truncated value can differ)"
+                )
                 if _one_element(target)
                 else f"{name}.at[...].divide(v) (of an integer array NumPy raises: `/=` on "
                 "a slice needs a float array; .at[].divide makes the array float)"
             )
+        spelling = JaxSpelling.of(self.context)
+        replacements = {statement: _at_update(target, operator, statement, spelling)}
         return Edit(
-            replacements={statement: _at_update(target, operator, statement)},
+            replacements=replacements,
+            imports=_jax_import(spelling, replacements),
             description=f"{name}[...] {'=' if operator is None else code_of(operator).strip()} v"
             f" → {name} = {result}",
         )
@@ -215,6 +226,7 @@ class InPlaceUpdate(Rule):
                 f"{context.span(lead).line}"
             )
         replacements: dict[cst.CSTNode, cst.CSTNode] = {}
+        spelling = JaxSpelling.of(context)
         for store, store_target, operator, chained in stores:
             problem = self._store_problem(store_target, operator, chained)
             if problem is None and context.reaching_values(store_target.value):  # type: ignore[arg-type]
@@ -222,7 +234,7 @@ class InPlaceUpdate(Rule):
             if problem:
                 line = context.span(store).line
                 return Refusal(f"the store into `{name}` on line {line}: {problem}")
-            replacements[store] = _at_update(store_target, operator, store)
+            replacements[store] = _at_update(store_target, operator, store, spelling)
         count = len(replacements)
         return Edit(
             replacements=replacements,
@@ -231,6 +243,7 @@ class InPlaceUpdate(Rule):
             kind="verified",
             verify_target=target_name,
             numpy_reference=True,
+            imports=_jax_import(spelling, replacements),
         )
 
     def _index_problem(self, target: cst.Subscript, operator: cst.BaseAugOp | None) -> str | None:
@@ -369,12 +382,31 @@ class InPlaceUpdate(Rule):
         )
 
 
+def _jax_import(
+    spelling: JaxSpelling, replacements: dict[cst.CSTNode, cst.CSTNode]
+) -> tuple[ImportSpec, ...]:
+    """`import jax` where an integer division is spelled `jax.lax.div` without a module alias."""
+    if not spelling.lax.startswith("jax."):
+        return ()
+    written = cst.Module(body=[]).code_for_node
+    used = any(f"{spelling.lax}.div(" in written(node) for node in replacements.values())
+    return (ImportSpec("jax"),) if used else ()
+
+
+def _positive_int(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Integer) and node.evaluated_value > 0
+
+
 def _at_update(
-    target: cst.Subscript, operator: cst.BaseAugOp | None, statement: cst.Assign | cst.AugAssign
+    target: cst.Subscript,
+    operator: cst.BaseAugOp | None,
+    statement: cst.Assign | cst.AugAssign,
+    spelling: JaxSpelling,
 ) -> cst.Assign:
     """`x[i] op= v` as `x = x.at[i].<method>(v)`; `x[i] /= v` as
     `x = x.at[i].set((x[i] / v).astype(x.dtype))`: NumPy stores the quotient in the array's
-    dtype (truncated, for integers), where `.at[].divide` makes an integer array float. On a
+    dtype (truncated, for integers), where `.at[].divide` makes an integer array float; by a
+    positive integer literal, an integer array's element is divided as integers (exact). On a
     slice NumPy raises for an integer array (same_kind casting) and divides a float one:
     `.at[].divide` there, the difference named in the fix's description."""
     base = target.value
@@ -388,11 +420,19 @@ def _at_update(
         indices = source(target).removeprefix(array)  # `[i]`, as written
         if not isinstance(statement.value, _ATOMS):
             value = f"({value})"
+        quotient = f"({row} / {value}).astype({array}.dtype)"
+        if _positive_int(statement.value):
+            # NumPy divides an integer element in float64, which truncates to the integer
+            # quotient exactly; float32 (no x64) does not beyond 2**24: integer division for
+            # integer arrays (the dtype is known when the code is traced)
+            np_, lax = spelling.numpy, spelling.lax
+            quotient = (
+                f"{lax}.div({row}, {np_}.asarray({value}, {array}.dtype)) "
+                f"if {np_}.issubdtype({array}.dtype, {np_}.integer) else {quotient}"
+            )
         return cst.Assign(
             targets=[cst.AssignTarget(target=base)],
-            value=cst.parse_expression(
-                f"{array}.at{indices}.set(({row} / {value}).astype({array}.dtype))"
-            ),
+            value=cst.parse_expression(f"{array}.at{indices}.set({quotient})"),
         )
     method = "set" if operator is None else AT_METHODS[type(operator)]
     updated = cst.Call(

@@ -270,6 +270,9 @@ class _SelfUses(cst.CSTVisitor):
         self._array_modules = array_modules
         self.attributes: list[str] = []
         self.static: set[str] = set()  # attributes used as Python values
+        # attributes passed whole where a sequence works as well (`jnp.pad(x, self.pad)`,
+        # `for n in self.sizes`): a list there runs eagerly, and is unhashable as a static one
+        self.whole: set[str] = set()
         self.static_names: set[str] = set()  # names used as Python values
         self.conditional: set[str] = set()  # attributes read only on some paths
         self.names: set[str] = set()
@@ -326,6 +329,7 @@ class _SelfUses(cst.CSTVisitor):
             return False
         positions = self._static_positions(func)
         for position, argument in enumerate(node.args):
+            self._note_whole(argument.value)
             if argument.keyword is not None:
                 static = argument.keyword.value in STATIC_KEYWORDS
             else:
@@ -335,6 +339,10 @@ class _SelfUses(cst.CSTVisitor):
                 walk(argument.value, self)
                 self._static_depth -= 1
         return True
+
+    def _note_whole(self, value: cst.BaseExpression) -> None:
+        if self._is_self_attribute(value):
+            self.whole.add(value.attr.value)  # type: ignore[attr-defined]
 
     def _static_positions(self, func: cst.BaseExpression) -> tuple[int, ...] | None:
         """Positional arguments of a call that are shapes or axes (None: all of them)."""
@@ -385,10 +393,12 @@ class _SelfUses(cst.CSTVisitor):
 
     def visit_For(self, node: cst.For) -> None:
         self._check_store(node.target)
+        self._note_whole(node.iter)
         self._static_test(node.iter)
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
         self._check_store(node.target)
+        self._note_whole(node.iter)
 
     def visit_Slice(self, node: cst.Slice) -> None:
         self._static_depth += 1
@@ -680,13 +690,29 @@ def _classify(
                 f"{read} is used as a Python value (a branch test, a range, a shape), so it "
                 f"must be static, but {unknown_source} may make it an array"
             )
-        return True
+        return _hashable_as_passed(attribute, read, uses, kinds)
     if Kind.UNKNOWN in kinds and Kind.STR in kinds:
         return Refusal(
             f"{read} may be a string, which only a static argument can be, but "
             f"{unknown_source} may make it an array"
         )
-    return Kind.UNKNOWN not in kinds and bool(kinds & STATIC_BY_TYPE)
+    if Kind.UNKNOWN not in kinds and bool(kinds & STATIC_BY_TYPE):
+        return _hashable_as_passed(attribute, read, uses, kinds)
+    return False
+
+
+def _hashable_as_passed(
+    attribute: str, read: str, uses: _SelfUses, kinds: set[Kind]
+) -> bool | Refusal:
+    """A static attribute (True), unless a parameter of `__init__` sets it and the method
+    passes it whole, where a list works as well as a tuple (a config file's list)."""
+    if attribute in uses.whole and Kind.PARAM in kinds:
+        return Refusal(
+            f"{read} is passed whole where a list works as well as a tuple (a shape, pad "
+            "widths, an iterable), and a parameter of `__init__` sets it: a list from the caller "
+            "(a config file's) would be unhashable as the helper's static argument"
+        )
+    return True
 
 
 def _class_scope_names(class_node: ast.ClassDef) -> set[str]:
@@ -1053,7 +1079,11 @@ def _parameter_kind(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str)
         return _annotation_kind(parameter.annotation)
     if name in defaults:
         kinds = _value_kind(defaults[name], None)
-        return frozenset({Kind.UNKNOWN}) if Kind.NONE in kinds else kinds
+        if Kind.NONE in kinds:
+            return frozenset({Kind.UNKNOWN})
+        if Kind.TUPLE in kinds and function.name == "__init__":
+            return kinds | {Kind.PARAM}  # `pad=(0, 0)`: a caller may pass a list as well
+        return kinds
     return frozenset({Kind.PARAM if function.name == "__init__" else Kind.UNKNOWN})
 
 

@@ -182,10 +182,17 @@ class LoopInsteadOfVmap(Rule):
             return Refusal("`:=` in the comprehension")
         spelling = JaxSpelling.of(self.context)
         source = cst.Module(body=[]).code_for_node  # the whole text (code_of shortens)
-        replacement = cst.parse_expression(
+        iterable = source(loop.iter)
+        vmapped = (
             f"{spelling.jax}.vmap(lambda {loop.target.value}: ({source(comprehension.elt)}))"
-            f"({source(loop.iter)})"
+            f"({iterable})"
         )
+        # no rows: the stacker of an empty list (`jnp.array([])` is float32 (0,) whatever a row
+        # is; `jnp.stack([])` raises), as the comprehension gives it; the row count is static
+        empty = call.with_changes(
+            args=[call.args[0].with_changes(value=cst.List([])), *call.args[1:]]
+        )
+        replacement = cst.parse_expression(f"({vmapped} if len({iterable}) else {source(empty)})")
         return Edit(
             replacements={call: replacement},
             description="stacked per-row calls → jax.vmap (one batched call)",

@@ -28,6 +28,7 @@ from jaxlint.verify.compare import (
     compile_seconds,
     count_eqns,
     identical_outputs,
+    rounding_dominated,
     same_text,
     within_noise,
 )
@@ -358,6 +359,14 @@ def _linen_apply(module: Any, method: str, *args: Any, **kwargs: Any) -> Any:
     rewrite that declares the same parameters get the same values, then applied."""
     variables = module.init(jax.random.PRNGKey(0), *args, method=method, **kwargs)
     return module.apply(variables, *args, method=method, **kwargs)
+
+
+def _in_float64(leaf: Any) -> Any:
+    """A 32- or 16-bit float (or complex) array as its 64-bit widening; anything else as is."""
+    if isinstance(leaf, (jax.Array, np.ndarray)) and jnp.issubdtype(leaf.dtype, jnp.inexact):
+        wide = jnp.complex128 if jnp.issubdtype(leaf.dtype, jnp.complexfloating) else jnp.float64
+        return jnp.asarray(leaf, wide)
+    return leaf
 
 
 def _call(target: Target, init: Binding | None, call: Binding, set_index: int) -> Any:
@@ -718,6 +727,9 @@ class _Comparer:
         self.numpy_only: list[str] = []  # variants only the NumPy reference rejects
         self.rounding = 0  # input sets whose values agree only within the compiled original's
         self.widened_rounding = 0  # ... only within the NumPy reference's float32 evaluation
+        self.float64_rounding = 0  # ... only within the original's float32 rounding error
+        self.ill_conditioned: list[str] = []  # variants whose float32 result is mostly rounding
+        self._rounding_dominated = False  # (the last comparison's, see `_agrees`)
         self._jitted_original: Target | None | bool = False
 
     def outcome(self) -> _Outcome:
@@ -749,7 +761,7 @@ class _Comparer:
             if self._rejects(init, call, f"the original raises {describe_exception(exc)} {where}"):
                 self.rejected.append(label)
             return
-        if self._agrees(init, call, 0, expected, where, empty=empty, loose=loose):
+        if self._agrees(init, call, 0, expected, where, empty=empty, loose=loose, variant=label):
             self.varied.append(label)
 
     def on_rejected(self, init: Binding | None, call: Binding, error: str) -> None:
@@ -791,7 +803,12 @@ class _Comparer:
         where: str,
         empty: bool,
         loose: bool = False,
+        variant: str | None = None,
     ) -> bool:
+        """Does the rewrite compute what the original did on these inputs? Else a failure;
+        except on a `variant` where the original's own float32 result is mostly rounding (a
+        singular `inv`): no comparison there can tell a rewrite from rounding, so the variant
+        is set aside, named in the reason."""
         if self.failure:
             return False
         self.tried += 1
@@ -803,12 +820,17 @@ class _Comparer:
             )
             return False
         comparison = compare_outputs(expected.output, actual.output, zero_trip=empty, loose=loose)
-        if comparison.max_abs_diff is not None:
-            self.worst = max(self.worst or 0.0, comparison.max_abs_diff)
         if not comparison.same and not self._within_noise(
             comparison, expected, actual, init, call, set_index, loose
         ):
+            if variant is not None and self._rounding_dominated:
+                self.tried -= 1
+                self.ill_conditioned.append(variant)
+                return False
             self.failure = f"{comparison.detail} {where}"
+        if comparison.max_abs_diff is not None:
+            self.worst = max(self.worst or 0.0, comparison.max_abs_diff)
+        if self.failure:
             return False
         if not same_text(expected.printed, actual.printed, loose) and not self._prints_as_jitted(
             init, call, set_index, actual.printed, loose
@@ -838,15 +860,42 @@ class _Comparer:
         widened = compiled is None and loose and self.original.numpy_inputs
         if widened:
             compiled = self._run_widened(init, call, set_index, expected)
-        if compiled is None or not within_noise(
+        if compiled is not None and within_noise(
             expected.output, actual.output, compiled.output, loose
         ):
+            if widened:
+                self.widened_rounding += 1
+            else:
+                self.rounding += 1
+            return True
+        precise = self._run_in_float64(call, set_index)
+        self._rounding_dominated = precise is not None and rounding_dominated(
+            expected.output, precise.output, loose
+        )
+        if precise is None or not within_noise(
+            expected.output, actual.output, precise.output, loose
+        ):
             return False
-        if widened:
-            self.widened_rounding += 1
-        else:
-            self.rounding += 1
+        self.float64_rounding += 1
         return True
+
+    def _run_in_float64(self, call: Binding, set_index: int) -> Run | None:
+        """The original run with x64 on, its float inputs made float64: the value its float32
+        arithmetic approximates. How far the float32 run is from it is the rounding error of
+        the operations themselves (an ill-conditioned `inv` or `solve` multiplies it), which a
+        rewrite that rounds in another order may show as well; None for a method (its
+        constructor's arrays stay as built) or where it raises."""
+        if self.original.function is None or self.original.numpy_inputs:
+            return None
+        args, kwargs = call.make(set_index)
+        try:
+            with jax.enable_x64(True):
+                wide_args, wide_kwargs = jax.tree_util.tree_map(_in_float64, (args, kwargs))
+                output = self.original.function(*wide_args, **wide_kwargs)
+                jax.block_until_ready(output)
+        except _SAFE_ERRORS:
+            return None
+        return Run(output, "")
 
     def _run_jitted(self, init: Binding | None, call: Binding, set_index: int) -> Run | None:
         """What the original as written (jitted) does on these inputs; None if it raises."""
@@ -1054,6 +1103,16 @@ def _summary(
         parts[0] += (
             f" (on {comparer.widened_rounding} of them no more than the NumPy reference computed"
             " in float32 differs from its 16-bit run)"
+        )
+    if comparer.ill_conditioned:
+        parts[0] += (
+            f" (set aside: {', '.join(comparer.ill_conditioned)}, where the original's float32 "
+            "result is mostly rounding, far from its float64 one)"
+        )
+    if comparer.float64_rounding:
+        parts[0] += (
+            f" (on {comparer.float64_rounding} of them no more than the original's float32 "
+            "result differs from its float64 one)"
         )
     if measured.eqns_before is not None and measured.eqns_after is not None:
         parts.append(
