@@ -150,8 +150,8 @@ def template_arguments(text: cst.BaseExpression, values: ValueQueries) -> list[c
     """jax.debug.print's template and arguments printing what the text expression `text` (an
     f-string, `"..." % x`, `"...".format(x)`) would make from values (JAX206)."""
     if isinstance(text, cst.FormattedString):
-        # `{x=}` shows `x=Array(0.1, dtype=float32)` run eagerly (repr): `{x!r}` prints that
-        # a safe fix (JAX206): no verification will compare `{x=}` with the eager repr
+        # `{x=}` of a computed array shows `x=Array(0.1, dtype=float32)` run eagerly (repr):
+        # `{x!r}` prints that (a `{p=}` of a parameter is refused, see _fstring_pieces)
         pieces: list[_Piece] | Refusal | None = _fstring_pieces(text, values)
     else:
         pieces = _text_pieces(text, values)

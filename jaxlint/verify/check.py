@@ -1094,25 +1094,21 @@ def _summary(
         parts[0] += f" (only NumPy raises on {', '.join(comparer.numpy_only)})"
     if comparer.worst is not None:
         parts[0] += f", max |Δ| {comparer.worst:.3g}"
-    if comparer.rounding:
-        parts[0] += (
-            f" (on {comparer.rounding} of them no more than the original compiled as written "
-            "differs from its op-by-op run)"
-        )
-    if comparer.widened_rounding:
-        parts[0] += (
-            f" (on {comparer.widened_rounding} of them no more than the NumPy reference computed"
-            " in float32 differs from its 16-bit run)"
-        )
+    within = (  # input sets that agree only within a measured rounding, and what measured it
+        (comparer.rounding, "the original compiled as written differs from its op-by-op run"),
+        (
+            comparer.widened_rounding,
+            "the NumPy reference computed in float32 differs from its 16-bit run",
+        ),
+        (comparer.float64_rounding, "the original's float32 result differs from its float64 one"),
+    )
+    for count, reference in within:
+        if count:
+            parts[0] += f" (on {count} of them no more than {reference})"
     if comparer.ill_conditioned:
         parts[0] += (
             f" (set aside: {', '.join(comparer.ill_conditioned)}, where the original's float32 "
             "result is mostly rounding, far from its float64 one)"
-        )
-    if comparer.float64_rounding:
-        parts[0] += (
-            f" (on {comparer.float64_rounding} of them no more than the original's float32 "
-            "result differs from its float64 one)"
         )
     if measured.eqns_before is not None and measured.eqns_after is not None:
         parts.append(
