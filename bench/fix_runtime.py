@@ -1,0 +1,342 @@
+"""Run time of jaxlint's loop fixes beside the loop they replace and the form an expert writes.
+
+For nine loop fixtures (`fixtures/fix/<case>.in.py`, the loop; `<case>.out.py`, byte for byte
+what `jaxlint check --fix` writes, which tests/test_fix_fixtures.py checks), and a hand-written
+form per case (`EXPERT` below: a `jnp` reduction, `jnp.cumsum`, `lax.associative_scan`, a
+broadcast expression, or `lax.scan` where the recurrence is nonlinear), at each N: top-level and
+total jaxpr equations, compile time, steady-state run time (median of `--calls` calls after
+compiling, `block_until_ready`), and the largest difference from the original's output (from the
+fix's, where the original is not compiled: above `--max-original`, where the unrolled loop takes
+minutes to compile). Only JAX and NumPy are imported (no jaxlint, no libcst), so it runs on any
+machine with JAX, the `device` tool's TPU included.
+
+    .venv/bin/python bench/fix_runtime.py                      # CPU, N = 10, 100, 300, 10000
+    .venv/bin/python bench/fix_runtime.py --sizes 10,100 --output /tmp/quick.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.util
+import math
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures" / "fix"
+RESULTS = ROOT / "bench" / "results" / "fix_runtime.md"
+DEFAULT_SIZES = (10, 100, 300, 10_000)
+DEFAULT_MAX_ORIGINAL = 300  # the unrolled loop's compile grows with N: minutes past this
+FEATURES = 8  # columns of matrix inputs, hidden size of the RNN
+
+
+def _vector(n: int, seed: int = 0) -> jax.Array:
+    return jnp.asarray(np.random.RandomState(seed).standard_normal(n), jnp.float32)
+
+
+def _matrix(rows: int, columns: int, seed: int = 0) -> jax.Array:
+    return jnp.asarray(np.random.RandomState(seed).standard_normal((rows, columns)), jnp.float32)
+
+
+# -- the forms an expert writes ------------------------------------------------------------------
+
+
+def _cumulative_sum(x: jax.Array) -> jax.Array:
+    return jnp.cumsum(x)
+
+
+def _rnn(W: jax.Array, U: jax.Array, x: jax.Array) -> jax.Array:
+    # a nonlinear recurrence: lax.scan is the form; the input projection batched outside it
+    projected = x @ U.T
+
+    def step(h: jax.Array, u: jax.Array) -> tuple[jax.Array, jax.Array]:
+        h = jnp.tanh(W @ h + u)
+        return h, h
+
+    return jax.lax.scan(step, jnp.zeros(W.shape[0], x.dtype), projected)[1]
+
+
+def _moving_average(signal: jax.Array) -> jax.Array:
+    return (signal[:-2] + signal[1:-1] + signal[2:]) / 3.0
+
+
+def _squared_error(X: jax.Array, y: jax.Array, w: jax.Array) -> jax.Array:
+    return jnp.sum((X @ w - y[: X.shape[0]]) ** 2, axis=0)
+
+
+def _normalize_rows(X: jax.Array) -> jax.Array:
+    return X / (jnp.linalg.norm(X, axis=1, keepdims=True) + 1e-6)
+
+
+def _affine(
+    left: tuple[jax.Array, jax.Array], right: tuple[jax.Array, jax.Array]
+) -> tuple[jax.Array, jax.Array]:
+    """Compose x ↦ a·x + b maps, `left` applied first: the linear recurrence's combine."""
+    a1, b1 = left
+    a2, b2 = right
+    return a2 * a1, a2 * b1 + b2
+
+
+def _discounted_returns(rewards: jax.Array, gamma: float = 0.99) -> jax.Array:
+    # running_t = r_t + gamma * running_{t+1}: an affine recurrence, run backwards
+    a = jnp.full_like(rewards, gamma)
+    return jax.lax.associative_scan(_affine, (a, rewards), reverse=True)[1]
+
+
+def _ema_with_residuals(prices: jax.Array) -> tuple[jax.Array, jax.Array]:
+    decay = 0.8
+    a = jnp.full_like(prices, decay)
+    b = (1 - decay) * prices
+    b = b.at[0].add(decay * prices[0])  # the start, ema_0 = prices[0], folded into the first step
+    ema = jax.lax.associative_scan(_affine, (a, b))[1]
+    return ema, prices - ema
+
+
+def _bin_totals(samples: jax.Array) -> jax.Array:
+    bins = jnp.arange(samples.shape[0]) % 4
+    return jnp.zeros(4, samples.dtype).at[bins].add(samples)
+
+
+def _gae(values: jax.Array, rewards: jax.Array, done: jax.Array, gamma: Any, lamb: Any):
+    # loop_slot_list's GAE: the last slot bootstrapped, then from T - 2 down
+    # adv_t = δ_t + γλ·adv_{t+1}·~done_t, δ_t = r_t + γ·v_{t+1}·~done_t - v_t: affine, reversed
+    keep = ~done[:-1]
+    last = jnp.where(done[-1], rewards[-1] - values[-1], rewards[-1])
+    deltas = rewards[:-1] + gamma * values[1:] * keep - values[:-1]
+    a = lamb * gamma * keep
+    b = deltas.at[-1].add(a[-1] * last)  # adv_{T-1} folded into the last step
+    head = jax.lax.associative_scan(_affine, (a.at[-1].set(0), b), reverse=True)[1]
+    return jnp.concatenate([head, last[None]])
+
+
+@dataclass(frozen=True)
+class Case:
+    """A fixture's function, its arguments for N, and the expert form."""
+
+    function: str
+    arguments: Callable[[int], tuple[Any, ...]]
+    expert: Callable[..., Any]
+    form: str  # what the expert form is
+
+
+CASES: dict[str, Case] = {
+    "loop_cumsum_seed": Case(
+        "cumulative_sum", lambda n: (_vector(n),), _cumulative_sum, "`jnp.cumsum`"
+    ),
+    "loop_rnn": Case(
+        "rnn",
+        lambda n: (
+            0.5 * _matrix(FEATURES, FEATURES, 1),
+            _matrix(FEATURES, 3, 2),
+            _matrix(n, 3),
+        ),
+        _rnn,
+        "`lax.scan`, input projection batched",
+    ),
+    "loop_moving_average": Case(
+        "moving_average", lambda n: (_vector(n),), _moving_average, "shifted slices"
+    ),
+    "loop_loss_vector_weights": Case(
+        "squared_error",
+        lambda n: (_matrix(n, 3), _vector(n, 1), _vector(3, 2)),
+        _squared_error,
+        "`jnp.sum` of the residuals",
+    ),
+    "loop_stack_rows": Case(
+        "normalize_rows",
+        lambda n: (_matrix(n, FEATURES),),
+        _normalize_rows,
+        "broadcast `norm(axis=1)`",
+    ),
+    "loop_reversed_returns": Case(
+        "discounted_returns",
+        lambda n: (_vector(n),),
+        _discounted_returns,
+        "`associative_scan`, affine, reversed",
+    ),
+    "loop_acc_two_lists": Case(
+        "ema_with_residuals", lambda n: (_vector(n),), _ema_with_residuals, "`associative_scan`"
+    ),
+    "loop_counter_scatter": Case(
+        "bin_totals", lambda n: (_vector(n),), _bin_totals, "one scatter-add"
+    ),
+    "loop_slot_list": Case(
+        "gae",
+        lambda n: (_vector(n), _vector(n, 1), _vector(n, 2) > 1, 0.99, 0.95),
+        _gae,
+        "`associative_scan`, affine, reversed",
+    ),
+}
+
+
+# -- measuring ------------------------------------------------------------------------------------
+
+
+def _load(case: str, side: str) -> ModuleType:
+    path = FIXTURES / f"{case}.{side}.py"
+    spec = importlib.util.spec_from_file_location(f"fix_runtime_{case}_{side}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _unjitted(function: Any) -> Callable[..., Any]:
+    return getattr(function, "__wrapped__", function)
+
+
+def _total_eqns(jaxpr: Any) -> int:
+    count = 0
+    for eqn in jaxpr.eqns:
+        count += 1
+        for value in eqn.params.values():
+            for inner in value if isinstance(value, (list, tuple)) else (value,):
+                inner = getattr(inner, "jaxpr", inner)
+                if hasattr(inner, "eqns"):
+                    count += _total_eqns(inner)
+    return count
+
+
+@dataclass(frozen=True)
+class Timing:
+    top_eqns: int
+    total_eqns: int
+    compile_s: float
+    run_us: float
+    output: Any
+
+
+def _time(function: Callable[..., Any], arguments: tuple[Any, ...], calls: int) -> Timing:
+    arrays = [i for i, a in enumerate(arguments) if isinstance(a, jax.Array)]
+
+    def traced(*values: Any) -> Any:
+        full = list(arguments)
+        for position, value in zip(arrays, values, strict=True):
+            full[position] = value
+        return function(*full)
+
+    inputs = tuple(arguments[i] for i in arrays)
+    jaxpr = jax.make_jaxpr(traced)(*inputs).jaxpr
+    while len(jaxpr.eqns) == 1 and jaxpr.eqns[0].primitive.name in ("jit", "pjit"):
+        jaxpr = jaxpr.eqns[0].params["jaxpr"].jaxpr
+    start = time.perf_counter()
+    compiled = jax.jit(traced).lower(*inputs).compile()
+    compile_s = time.perf_counter() - start
+    output = jax.block_until_ready(compiled(*inputs))
+    timings = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        jax.block_until_ready(compiled(*inputs))
+        timings.append(time.perf_counter() - start)
+    return Timing(
+        len(jaxpr.eqns), _total_eqns(jaxpr), compile_s, statistics.median(timings) * 1e6, output
+    )
+
+
+def _max_diff(want: Any, got: Any) -> float:
+    worst = 0.0
+    for a, b in zip(jax.tree_util.tree_leaves(want), jax.tree_util.tree_leaves(got), strict=True):
+        a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+        if a.shape != b.shape:
+            return math.inf
+        if a.size:
+            worst = max(worst, float(np.max(np.abs(a - b))))
+    return worst
+
+
+def _fmt_us(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value / 1000:.2f} ms" if value >= 1000 else f"{value:.0f} µs"
+
+
+def run(sizes: Sequence[int], max_original: int, calls: int) -> list[str]:
+    rows = [
+        "| case | expert form | N | eqns loop / fix / expert | compile s loop / fix / expert "
+        "| run loop | run fix | run expert | fix ÷ loop | fix ÷ expert | max abs Δ fix, expert |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    fix_vs_loop: list[float] = []
+    fix_vs_expert: dict[int, list[float]] = {n: [] for n in sizes}
+    for name, case in CASES.items():
+        loop = _unjitted(getattr(_load(name, "in"), case.function))
+        fix = _unjitted(getattr(_load(name, "out"), case.function))
+        for n in sizes:
+            arguments = case.arguments(n)
+            original = _time(loop, arguments, calls) if n <= max_original else None
+            fixed = _time(fix, arguments, calls)
+            expert = _time(case.expert, arguments, calls)
+            reference = original.output if original else fixed.output
+            timings = (original, fixed, expert)
+            eqns = "/".join(str(t.total_eqns) if t else "—" for t in timings)
+            compile_s = " / ".join(f"{t.compile_s:.2f}" if t else "—" for t in timings)
+            ratio_loop = fixed.run_us / original.run_us if original else None
+            ratio_expert = fixed.run_us / expert.run_us
+            if ratio_loop is not None:
+                fix_vs_loop.append(ratio_loop)
+            fix_vs_expert[n].append(ratio_expert)
+            rows.append(
+                f"| {name} | {case.form} | {n} | {eqns} | {compile_s} "
+                f"| {_fmt_us(original.run_us if original else None)} | {_fmt_us(fixed.run_us)} "
+                f"| {_fmt_us(expert.run_us)} "
+                f"| {f'{ratio_loop:.2f}×' if ratio_loop is not None else '—'} "
+                f"| {ratio_expert:.2f}× "
+                f"| {_max_diff(reference, fixed.output):.2g}, "
+                f"{_max_diff(reference, expert.output):.2g} |"
+            )
+    summary = ["", "| | geomean |", "|---|---|"]
+    if fix_vs_loop:
+        summary.append(f"| fix ÷ loop, N ≤ {max_original} | {_geomean(fix_vs_loop):.2f}× |")
+    for n, ratios in fix_vs_expert.items():
+        summary.append(
+            f"| fix ÷ expert, N = {n} | {_geomean(ratios):.2f}× (worst {max(ratios):.1f}×) |"
+        )
+    return rows + summary
+
+
+def _geomean(values: Sequence[float]) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)))
+    parser.add_argument("--max-original", type=int, default=DEFAULT_MAX_ORIGINAL)
+    parser.add_argument("--calls", type=int, default=50)
+    parser.add_argument("--output", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    sizes = tuple(int(s) for s in args.sizes.split(",") if s.strip())
+    device = jax.devices()[0]
+    head = [
+        "# fix_runtime — jaxlint's loop fixes beside the loop and the expert's form",
+        "",
+        f"Run {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC by "
+        f"`bench/fix_runtime.py --sizes {args.sizes} --calls {args.calls}`; JAX "
+        f"{jax.__version__} on {device.platform} ({device.device_kind}), Python "
+        f"{platform.python_version()}. Run times are medians of {args.calls} calls after "
+        "compiling; the loop is compiled up to "
+        f"N = {args.max_original}; Δ is against the loop's output (the fix's above that).",
+        "",
+    ]
+    table = run(sizes, args.max_original, args.calls)
+    text = "\n".join(head + table) + "\n"
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
