@@ -2,7 +2,7 @@
 
 For nine loop fixtures (`fixtures/fix/<case>.in.py`, the loop; `<case>.out.py`, byte for byte
 what `jaxlint check --fix` writes, which tests/test_fix_fixtures.py checks), and a hand-written
-form per case (`EXPERT` below: a `jnp` reduction, `jnp.cumsum`, `lax.associative_scan`, a
+form per case (`CASES`, below: a `jnp` reduction, `jnp.cumsum`, `lax.associative_scan`, a
 broadcast expression, or `lax.scan` where the recurrence is nonlinear), at each N: top-level and
 total jaxpr equations, compile time, steady-state run time (median of `--calls` calls after
 compiling, `block_until_ready`), and the largest difference from the original's output (from the
