@@ -151,7 +151,7 @@ class InPlaceUpdate(Rule):
         method = "set" if operator is None else AT_METHODS[type(operator)]
         result = f"{name}.at[...].{method}(v)"
         if isinstance(operator, cst.DivideAssign):  # (see _at_update)
-            exact = _positive_int(statement.value)
+            exact = _integer_division(target, operator, statement.value)
             result = (
                 f"{name}.at[...].set(({name}[...] / v).astype({name}.dtype)), NumPy's dtype"
                 + (
@@ -165,10 +165,9 @@ class InPlaceUpdate(Rule):
                 "a slice needs a float array; .at[].divide makes the array float)"
             )
         spelling = JaxSpelling.of(self.context)
-        replacements = {statement: _at_update(target, operator, statement, spelling)}
         return Edit(
-            replacements=replacements,
-            imports=_jax_import(spelling, replacements),
+            replacements={statement: _at_update(target, operator, statement, spelling)},
+            imports=_jax_import(spelling, _integer_division(target, operator, statement.value)),
             description=f"{name}[...] {'=' if operator is None else code_of(operator).strip()} v"
             f" → {name} = {result}",
         )
@@ -243,7 +242,10 @@ class InPlaceUpdate(Rule):
             kind="verified",
             verify_target=target_name,
             numpy_reference=True,
-            imports=_jax_import(spelling, replacements),
+            imports=_jax_import(
+                spelling,
+                any(_integer_division(t, op, store.value) for store, t, op, _ in stores),
+            ),
         )
 
     def _index_problem(self, target: cst.Subscript, operator: cst.BaseAugOp | None) -> str | None:
@@ -382,19 +384,23 @@ class InPlaceUpdate(Rule):
         )
 
 
-def _jax_import(
-    spelling: JaxSpelling, replacements: dict[cst.CSTNode, cst.CSTNode]
-) -> tuple[ImportSpec, ...]:
-    """`import jax` where an integer division is spelled `jax.lax.div` without a module alias."""
-    if not spelling.lax.startswith("jax."):
-        return ()
-    written = cst.Module(body=[]).code_for_node
-    used = any(f"{spelling.lax}.div(" in written(node) for node in replacements.values())
-    return (ImportSpec("jax"),) if used else ()
+def _jax_import(spelling: JaxSpelling, divides: bool) -> tuple[ImportSpec, ...]:
+    """`import jax` where an integer division (`divides`) is spelled `jax.lax.div`, the module
+    having no alias of its own for lax."""
+    return (ImportSpec("jax"),) if divides and spelling.lax.startswith("jax.") else ()
 
 
-def _positive_int(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Integer) and node.evaluated_value > 0
+def _integer_division(
+    target: cst.Subscript, operator: cst.BaseAugOp | None, value: cst.BaseExpression
+) -> bool:
+    """`x[i] /= 2`: one element divided by a positive int literal, which an integer array
+    divides as integers (see _at_update)."""
+    return (
+        isinstance(operator, cst.DivideAssign)
+        and _one_element(target)
+        and isinstance(value, cst.Integer)
+        and value.evaluated_value > 0
+    )
 
 
 def _at_update(
@@ -421,7 +427,7 @@ def _at_update(
         if not isinstance(statement.value, _ATOMS):
             value = f"({value})"
         quotient = f"({row} / {value}).astype({array}.dtype)"
-        if _positive_int(statement.value):
+        if _integer_division(target, operator, statement.value):
             # NumPy divides an integer element in float64, which truncates to the integer
             # quotient exactly; float32 (no x64) does not beyond 2**24: integer division for
             # integer arrays (the dtype is known when the code is traced)

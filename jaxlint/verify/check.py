@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 import jax
 import jax.numpy as jnp
@@ -729,7 +729,6 @@ class _Comparer:
         self.widened_rounding = 0  # ... only within the NumPy reference's float32 evaluation
         self.float64_rounding = 0  # ... only within the original's float32 rounding error
         self.ill_conditioned: list[str] = []  # variants whose float32 result is mostly rounding
-        self._rounding_dominated = False  # (the last comparison's, see `_agrees`)
         self._jitted_original: Target | None | bool = False
 
     def outcome(self) -> _Outcome:
@@ -820,13 +819,16 @@ class _Comparer:
             )
             return False
         comparison = compare_outputs(expected.output, actual.output, zero_trip=empty, loose=loose)
-        if not comparison.same and not self._within_noise(
-            comparison, expected, actual, init, call, set_index, loose
-        ):
-            if variant is not None and self._rounding_dominated:
-                self.tried -= 1
-                self.ill_conditioned.append(variant)
-                return False
+        noise = (
+            "same"
+            if comparison.same
+            else self._noise(comparison, expected, actual, init, call, set_index, loose)
+        )
+        if noise == "ill-conditioned" and variant is not None:
+            self.tried -= 1
+            self.ill_conditioned.append(variant)
+            return False
+        if noise in ("differs", "ill-conditioned"):
             self.failure = f"{comparison.detail} {where}"
         if comparison.max_abs_diff is not None:
             self.worst = max(self.worst or 0.0, comparison.max_abs_diff)
@@ -843,7 +845,7 @@ class _Comparer:
         self.passed += 1
         return True
 
-    def _within_noise(
+    def _noise(
         self,
         comparison: Comparison,
         expected: Run,
@@ -852,10 +854,12 @@ class _Comparer:
         call: Binding,
         set_index: int,
         loose: bool,
-    ) -> bool:
-        """Do only the values differ, by no more than compiling the original moves them?"""
+    ) -> Literal["rounding", "ill-conditioned", "differs"]:
+        """Do only the values differ, by no more than rounding moves them (compiling the
+        original, or its float32 result beside its float64 one)? "ill-conditioned": they differ
+        more, where the original's float32 result is itself mostly rounding."""
         if not comparison.values_only:
-            return False
+            return "differs"
         compiled = self._run_jitted(init, call, set_index)
         widened = compiled is None and loose and self.original.numpy_inputs
         if widened:
@@ -867,17 +871,16 @@ class _Comparer:
                 self.widened_rounding += 1
             else:
                 self.rounding += 1
-            return True
+            return "rounding"
         precise = self._run_in_float64(call, set_index)
-        self._rounding_dominated = precise is not None and rounding_dominated(
-            expected.output, precise.output, loose
-        )
-        if precise is None or not within_noise(
-            expected.output, actual.output, precise.output, loose
-        ):
-            return False
-        self.float64_rounding += 1
-        return True
+        if precise is None:
+            return "differs"
+        if within_noise(expected.output, actual.output, precise.output, loose):
+            self.float64_rounding += 1
+            return "rounding"
+        if rounding_dominated(expected.output, precise.output, loose):
+            return "ill-conditioned"
+        return "differs"
 
     def _run_in_float64(self, call: Binding, set_index: int) -> Run | None:
         """The original run with x64 on, its float inputs made float64: the value its float32

@@ -36,7 +36,7 @@ def constructor_signature(cls: type) -> inspect.Signature:
     forwarding = all(
         p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in signature.parameters.values()
     )
-    init = cls.__dict__.get("__init__") or getattr(cls, "__init__", None)
+    init = getattr(cls, "__init__", None)
     if not forwarding or not inspect.isfunction(init):
         return signature
     unbound = inspect.signature(init)

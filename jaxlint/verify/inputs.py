@@ -215,7 +215,8 @@ def parameters(
                 kinds = tuple_kinds(unpacked[p.name]) + kinds
         # what the module passes comes first, annotated or not (`din: int` is a layer width:
         # the 3 a call site gives fits the data, the ladder's ints vary between input sets)
-        kinds = sites.get(p.name, ()) + tuple(k for k in kinds if k not in sites.get(p.name, ()))
+        passed = sites.get(p.name, ())
+        kinds = passed + tuple(k for k in kinds if k not in passed)
         if dtypes and p.name in dtypes:
             retyped = tuple(dict.fromkeys(k.retyped(dtypes[p.name]) for k in kinds))
             retyped = tuple(k for k in retyped if k not in kinds)
