@@ -1,9 +1,11 @@
 """Run time of jaxlint's loop fixes beside the loop they replace and the form an expert writes.
 
-For nine loop fixtures (`fixtures/fix/<case>.in.py`, the loop; `<case>.out.py`, byte for byte
-what `jaxlint check --fix` writes, which tests/test_fix_fixtures.py checks), and a hand-written
-form per case (`CASES`, below: a `jnp` reduction, `jnp.cumsum`, `lax.associative_scan`, a
-broadcast expression, or `lax.scan` where the recurrence is nonlinear), at each N: top-level and
+For every loop fixture jaxlint fixes (`fixtures/fix/<case>.in.py`, the loop; `<case>.out.py`,
+byte for byte what `jaxlint check --fix` writes on CPU, and on an accelerator
+`<case>.accelerator.out.py` where the fix differs there, both checked by
+tests/test_fix_fixtures.py), and a hand-written form per case (`CASES`, below: a `jnp`
+reduction, `jnp.cumsum`, `lax.associative_scan`, a broadcast expression, or `lax.scan` where
+the recurrence is nonlinear), at each N: top-level and
 total jaxpr equations, compile time, steady-state run time (median of `--calls` calls after
 compiling, `block_until_ready`), and the largest difference from the original's output (from the
 fix's, where the original is not compiled: above `--max-original`, where the unrolled loop takes
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import importlib.util
+import inspect
 import math
 import platform
 import statistics
@@ -121,6 +124,40 @@ def _gae(values: jax.Array, rewards: jax.Array, done: jax.Array, gamma: Any, lam
     return jnp.concatenate([head, last[None]])
 
 
+def _image(rows: int, columns: int) -> jax.Array:
+    values = np.random.RandomState(rows).randint(0, 256, (rows, columns))
+    return jnp.asarray(values, jnp.uint8)
+
+
+def _gae_reversed_range(rewards, values, dones, gamma, lam):
+    # loop_reversed_range's GAE, `values[t + 1]` clamped at the end as JAX indexing does
+    n = rewards.shape[0]
+    nonterminal = 1.0 - dones
+    following = values[jnp.minimum(jnp.arange(n) + 1, values.shape[0] - 1)]
+    delta = rewards + gamma * following * nonterminal - values[:n]
+    return jax.lax.associative_scan(_affine, (gamma * lam * nonterminal, delta), reverse=True)[1]
+
+
+def _mean_and_variance(x):
+    n = x.shape[0]
+    mean = jnp.sum(x) / n
+    return mean, jnp.sum(x * x) / n - mean**2
+
+
+def _moments(x):
+    mean = jnp.sum(x / x.shape[0])
+    return mean, jnp.sum((x - mean) ** 2)
+
+
+def _running_peak(x):
+    return jnp.max(x, axis=0) if x.shape[0] else jnp.zeros(x.shape[1:])
+
+
+def _row_softmax(logits):
+    shifted = jnp.exp(logits - logits.max(axis=1, keepdims=True))
+    return shifted / shifted.sum(axis=1, keepdims=True)
+
+
 @dataclass(frozen=True)
 class Case:
     """A fixture's function, its arguments for N, and the expert form."""
@@ -178,10 +215,140 @@ CASES: dict[str, Case] = {
         _gae,
         "`associative_scan`, affine, reversed",
     ),
+    "loop_reversed_range": Case(
+        "gae",
+        lambda n: (
+            _vector(n),
+            _vector(n + 1, 1),
+            (_vector(n, 2) > 1).astype(jnp.float32),
+            0.99,
+            0.95,
+        ),
+        _gae_reversed_range,
+        "`associative_scan`, affine, reversed",
+    ),
+    "loop_two_accumulators": Case(
+        "mean_and_variance", lambda n: (_vector(n),), _mean_and_variance, "two `jnp.sum`"
+    ),
+    "loop_index_arithmetic": Case(
+        "total_variation",
+        lambda n: (_vector(n),),
+        lambda x: jnp.sum(jnp.abs(jnp.diff(x))),
+        "`jnp.diff`, `jnp.sum`",
+    ),
+    "loop_enumerate_index": Case(
+        "discounted_return",
+        lambda n: (_vector(n),),
+        lambda r: jnp.sum(0.9 ** jnp.arange(r.shape[0]) * r),
+        "powers, `jnp.sum`",
+    ),
+    "loop_zip_pairs": Case(
+        "hinge_loss",
+        lambda n: (_vector(n), jnp.sign(_vector(n, 1))),
+        lambda s, y: jnp.sum(jnp.maximum(0.0, 1.0 - y * s)),
+        "`jnp.sum`",
+    ),
+    "loop_step_counter": Case(
+        "count_rows_and_hits",
+        lambda n: (_image(n, 4),),
+        lambda image: (image.shape[0], jnp.sum(image > 128, dtype=jnp.float32)),
+        "`jnp.sum` of the mask",
+    ),
+    "loop_carry_from_body": Case(
+        "weighted_features",
+        lambda n: (_vector(n), _vector(3, 1)),
+        lambda x, w: jnp.sum(x) * w,
+        "`jnp.sum`, one product",
+    ),
+    "loop_iter_elements": Case(
+        "sum_of_squares", lambda n: (_vector(n),), lambda x: jnp.dot(x, x), "`jnp.dot`"
+    ),
+    "loop_len_total": Case(
+        "mean_abs_error",
+        lambda n: (_vector(n), _vector(n, 1)),
+        lambda p, t: jnp.sum(jnp.abs(p - t)) / p.shape[0],
+        "`jnp.sum`",
+    ),
+    "loop_int_init_float_data": Case("total_energy", lambda n: (_vector(n),), jnp.sum, "`jnp.sum`"),
+    "loop_rows_scalar_init": Case(
+        "column_sums",
+        lambda n: (_matrix(n, 3),),
+        lambda X: jnp.sum(X, axis=0),
+        "`jnp.sum(axis=0)`",
+    ),
+    "loop_rows_scalar_init_2d": Case(
+        "column_means",
+        lambda n: (_matrix(n, 3),),
+        lambda X: jnp.sum(X, axis=0) / X.shape[0],
+        "`jnp.sum(axis=0)`",
+    ),
+    "loop_two_arrays": Case(
+        "weighted_sum",
+        lambda n: (_vector(n), _vector(n, 1)),
+        lambda x, w: jnp.dot(x, w),
+        "`jnp.dot`",
+    ),
+    "loop_two_loops_reused_name": Case(
+        "moments", lambda n: (_vector(n),), _moments, "two `jnp.sum`"
+    ),
+    "loop_nested_in_if": Case(
+        "batch_gradient",
+        lambda n: (_matrix(n, 3),),
+        lambda g: jnp.sum(g / g.shape[0], axis=0),
+        "`jnp.sum(axis=0)`",
+    ),
+    "loop_stack_axis": Case(
+        "time_features",
+        lambda n: (_matrix(n, 3),),
+        lambda frames: jnp.moveaxis(jnp.tanh(frames), 0, -1),
+        "broadcast `tanh`, `moveaxis`",
+    ),
+    "loop_live_after_static_if": Case(
+        "running_peak", lambda n: (_matrix(n, 3),), _running_peak, "`jnp.max(axis=0)`"
+    ),
+    "loop_builtin_sum": Case(
+        "mean_gradient",
+        lambda n: (_matrix(n, 3),),
+        lambda g: jnp.sum(g, axis=0) / g.shape[0],
+        "`jnp.sum(axis=0)`",
+    ),
+    "loop_comprehension_rows": Case(
+        "row_softmax", lambda n: (_matrix(n, FEATURES),), _row_softmax, "broadcast softmax"
+    ),
+    "loop_bound_comprehension": Case(
+        "centered_rows",
+        lambda n: (_matrix(n, 3),),
+        lambda x: x - jnp.mean(x, axis=1, keepdims=True),
+        "broadcast `mean(axis=1)`",
+    ),
 }
 
 
 # -- measuring ------------------------------------------------------------------------------------
+
+
+def _has(case: str, side: str) -> bool:
+    return (FIXTURES / f"{case}.{side}.py").exists()
+
+
+# how jaxlint's fix computes the loop, read from the fixed function's code (most telling first)
+_FORMS = (
+    ("associative_scan", "`associative_scan`"),
+    ("lax.scan", "`lax.scan`"),
+    ("lax.map", "`lax.map`"),
+    (".add(", "scatter-add"),
+    ("cumsum(", "running sum"),
+    ("cumprod(", "running product"),
+    ("jnp.sum(", "reduction"),
+    ("jnp.prod(", "reduction"),
+    ("jnp.max(", "reduction"),
+    ("vmap", "`vmap`"),
+)
+
+
+def _form_of(module: ModuleType, function: str) -> str:
+    source = inspect.getsource(_unjitted(getattr(module, function)))
+    return next((label for text, label in _FORMS if text in source), "other")
 
 
 def _load(case: str, side: str) -> ModuleType:
@@ -264,15 +431,20 @@ def _fmt_us(value: float | None) -> str:
 
 def run(sizes: Sequence[int], max_original: int, calls: int) -> list[str]:
     rows = [
-        "| case | expert form | N | eqns loop / fix / expert | compile s loop / fix / expert "
-        "| run loop | run fix | run expert | fix ÷ loop | fix ÷ expert | max abs Δ fix, expert |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| case | fix form | expert form | N | eqns loop / fix / expert "
+        "| compile s loop / fix / expert | run loop | run fix | run expert | fix ÷ loop "
+        "| fix ÷ expert | max abs Δ fix, expert |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     fix_vs_loop: list[float] = []
     fix_vs_expert: dict[int, list[float]] = {n: [] for n in sizes}
+    accelerator = jax.default_backend() != "cpu"
     for name, case in CASES.items():
         loop = _unjitted(getattr(_load(name, "in"), case.function))
-        fix = _unjitted(getattr(_load(name, "out"), case.function))
+        side = "accelerator.out" if accelerator and _has(name, "accelerator.out") else "out"
+        fix_module = _load(name, side)
+        fix = _unjitted(getattr(fix_module, case.function))
+        form = _form_of(fix_module, case.function)
         for n in sizes:
             arguments = case.arguments(n)
             original = _time(loop, arguments, calls) if n <= max_original else None
@@ -288,7 +460,7 @@ def run(sizes: Sequence[int], max_original: int, calls: int) -> list[str]:
                 fix_vs_loop.append(ratio_loop)
             fix_vs_expert[n].append(ratio_expert)
             rows.append(
-                f"| {name} | {case.form} | {n} | {eqns} | {compile_s} "
+                f"| {name} | {form} | {case.form} | {n} | {eqns} | {compile_s} "
                 f"| {_fmt_us(original.run_us if original else None)} | {_fmt_us(fixed.run_us)} "
                 f"| {_fmt_us(expert.run_us)} "
                 f"| {f'{ratio_loop:.2f}×' if ratio_loop is not None else '—'} "

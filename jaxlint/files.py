@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from jaxlint.analysis.source import special_file_kind
 from jaxlint.cache import Store, code_version, key_of
 from jaxlint.diagnostics import Diagnostic
+from jaxlint.engine.backend import detected_backend
 from jaxlint.engine.config import Config
 
 if TYPE_CHECKING:
@@ -124,7 +125,10 @@ def lint_bytes(data: bytes, path: str, config: Config, options: LintOptions) -> 
     results, key = None, ""
     if options.cache_root is not None and not options.fix:  # fixes run verification: not cached
         results = Store(options.cache_root, "results")
-        key = key_of(code_version(), repr(config), path, digest, _view_key(view))
+        # the fix forms shown with `auto` depend on the backend (jaxlint.engine.backend)
+        key = key_of(
+            code_version(), repr(config), detected_backend(), path, digest, _view_key(view)
+        )
         cached = results.get(key)
         if cached is not None:
             diagnostics = tuple(Diagnostic.from_json(d) for d in cached)

@@ -37,6 +37,10 @@ np = pytest.importorskip("numpy")
 
 FIX_FIXTURES = FIXTURES / "fix"
 CASES = sorted(p.name.removesuffix(".in.py") for p in FIX_FIXTURES.glob("*.in.py"))
+# cases whose fix is another form on an accelerator: `<case>.accelerator.out.py`
+ACCELERATOR_CASES = sorted(
+    p.name.removesuffix(".accelerator.out.py") for p in FIX_FIXTURES.glob("*.accelerator.out.py")
+)
 SHORT, LONG = 8, 64  # input lengths for the jaxpr-size check
 
 REFUSED = {
@@ -306,11 +310,14 @@ class FixRun:
     output: str
 
 
-def _run_fix(folder: Path, sources: dict[str, str], output_format: str) -> FixRun:
-    """Write each case as `<case>.py` into `folder`, fix them all, read them back."""
+def _run_fix(
+    folder: Path, sources: dict[str, str], output_format: str, target: str = "cpu"
+) -> FixRun:
+    """Write each case as `<case>.py` into `folder`, fix them all, read them back. `target`:
+    the backend the fixes are chosen for (`cpu` here whatever the machine has)."""
     folder.mkdir()
     # JAX306 is opt-in; its fix fixture needs it (no other case has a static `self`)
-    config = '[tool.jaxlint]\nextend-select = ["JAX306"]\n'
+    config = f'[tool.jaxlint]\nextend-select = ["JAX306"]\ntarget = "{target}"\n'
     (folder / "pyproject.toml").write_text(config, encoding="utf-8")
     for case, text in sources.items():
         (folder / f"{case}.py").write_text(text, encoding="utf-8")
@@ -339,6 +346,13 @@ def _read(case: str, suffix: str) -> str:
 def first_fix(tmp_path_factory) -> FixRun:
     sources = {case: _read(case, ".in.py") for case in CASES}
     return _run_fix(tmp_path_factory.mktemp("fix") / "in", sources, "json")
+
+
+@pytest.fixture(scope="session")
+def accelerator_fix(tmp_path_factory) -> FixRun:
+    """The cases whose fix differs on an accelerator, fixed with `target = "tpu"`."""
+    sources = {case: _read(case, ".in.py") for case in ACCELERATOR_CASES}
+    return _run_fix(tmp_path_factory.mktemp("fix") / "accelerator", sources, "json", "tpu")
 
 
 @pytest.fixture(scope="session")
@@ -438,7 +452,7 @@ def modules(tmp_path_factory) -> Callable[[str, str], Any]:
 
     def load(case: str, side: str) -> Any:
         if (case, side) not in cache:
-            name = f"fix_fixture_{case}_{side}"
+            name = f"fix_fixture_{case}_{side.replace('.', '_')}"
             path = folder / f"{name}.py"
             shutil.copyfile(FIX_FIXTURES / f"{case}.{side}.py", path)
             spec = importlib.util.spec_from_file_location(name, path)
@@ -491,6 +505,32 @@ def test_rewrite_computes_what_the_original_did(case, modules):
         original = _original(modules(case, "in"), check)
         rewritten = _rewritten(modules(case, "out"), check)
         for n in (SHORT, LONG):
+            _assert_same(original(*check.args(n)), rewritten(*check.args(n)))
+
+
+@pytest.mark.parametrize("case", ACCELERATOR_CASES)
+def test_accelerator_fix_writes_its_snapshot(case, accelerator_fix):
+    """`<case>.accelerator.out.py`: what `--fix` writes with `target = "tpu"` (a linear
+    recurrence by `lax.associative_scan`, a scatter-add, a weakly typed loop counter, where the
+    CPU gets `lax.scan`), verified here on CPU."""
+    assert accelerator_fix.fixed[case] == _read(case, ".accelerator.out.py")
+    assert _read(case, ".accelerator.out.py") != _read(case, ".out.py")
+    fixes = [diagnostic["fix"] for diagnostic in accelerator_fix.diagnostics[case]]
+    assert any("lax.scan" not in fix["description"] and fix["applied"] for fix in fixes)
+    for fix in fixes:
+        if fix["applied"]:
+            assert fix["verification"]["status"] == "verified"
+        else:  # `smooth`: alpha drawn from a normal, |1 - alpha| > 1 amplifies bfloat16 rounding
+            assert fix["note"].startswith("verification failed: output values differ"), fix
+
+
+@pytest.mark.parametrize("case", ACCELERATOR_CASES)
+def test_accelerator_rewrite_computes_what_the_original_did(case, modules):
+    """On lengths verification did not try."""
+    for check in CHECKS[case]:
+        original = _original(modules(case, "in"), check)
+        rewritten = _rewritten(modules(case, "accelerator.out"), check)
+        for n in (1, SHORT, LONG):
             _assert_same(original(*check.args(n)), rewritten(*check.args(n)))
 
 

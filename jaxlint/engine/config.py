@@ -51,6 +51,9 @@ class Config:
     exclude: tuple[str, ...] = ()
     jit_decorators: tuple[str, ...] = ()
     tiny_max_ops: int = DEFAULT_TINY_MAX_OPS
+    # The backend the fixed code runs on: chooses between fix forms whose speed depends on it
+    # (rules/JAX101.md, "Which form"); "auto" is the one JAX picks on this machine.
+    target: str = "auto"
     root: Path | None = None  # folder of the pyproject.toml the config came from
     source: Path | None = None
 
@@ -194,7 +197,9 @@ _KEYS = {
     "exclude",
     "jit-decorators",
     "tiny-max-ops",
+    "target",
 }
+TARGETS = ("auto", "cpu", "gpu", "tpu")
 
 
 def config_from_table(table: Mapping[str, Any], source: Path) -> Config:
@@ -225,6 +230,10 @@ def config_from_table(table: Mapping[str, Any], source: Path) -> Config:
     if isinstance(tiny, bool) or not isinstance(tiny, int) or tiny < 1:
         raise ConfigError(f"{where}: `tiny-max-ops` must be a positive integer, got {tiny!r}")
 
+    target = table.get("target", "auto")
+    if target not in TARGETS:
+        raise ConfigError(f"{where}: `target` must be one of {', '.join(TARGETS)}, got {target!r}")
+
     decorators = string_list("jit-decorators")
     for name in decorators:
         if not all(part.isidentifier() for part in name.split(".")):
@@ -238,6 +247,7 @@ def config_from_table(table: Mapping[str, Any], source: Path) -> Config:
         exclude=tuple(string_list("exclude")),
         jit_decorators=tuple(decorators),
         tiny_max_ops=tiny,
+        target=target,
         root=source.resolve().parent,
         source=source,
     )

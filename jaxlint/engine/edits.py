@@ -44,6 +44,14 @@ class Edit:
     # NumPy semantics the code was written for, where the original as written always raises
     # (JAX204: a store into a parameter of a jitted function).
     numpy_reference: bool = False
+    # The edit changes how its target is staged (a jitted method made a jitted helper): the
+    # original as written is no reference for what the method leaves on `self`.
+    restages: bool = False
+    # The edit changes what is printed: prints must match the unstaged original's, never the
+    # jitted original's trace-time ones.
+    rewrites_prints: bool = False
+    # The edit is made for speed: run time slower than the original's is flagged.
+    judge_run_time: bool = False
 
 
 @dataclass(frozen=True)

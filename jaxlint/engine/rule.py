@@ -127,6 +127,7 @@ class RuleSettings(Protocol):
     """The configuration rules read (jaxlint.engine.config.Config is one)."""
 
     tiny_max_ops: int
+    target: str
 
 
 @dataclass

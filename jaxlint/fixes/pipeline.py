@@ -121,9 +121,9 @@ def fix_source(
                 )
             continue
         to_original = _line_map(current, source)
-        for finding, _ in to_apply:
+        for finding, edit in to_apply:
             attempt = attempts[finding_key(finding)]
-            applied_records.append(_record(finding, path, attempt, to_original))
+            applied_records.append(_record(finding, path, attempt, to_original, edit=edit))
         applied_records += _covered_records(analyzed, to_apply, attempts, path, to_original)
         current = candidate
         analyzed, module = analyze_module(current, path, config, rules, project)
@@ -227,6 +227,7 @@ def _decide(
         for finding, edit in to_verify:
             decided.append((finding, edit, Attempt(unsafe_fixes, NO_JAX, None)))
         return decided
+
     requests = [
         VerifyRequest(
             request_id=str(number),
@@ -238,6 +239,9 @@ def _decide(
             require_fewer_eqns=edit.require_fewer_eqns,
             recorded=recorded_for(path, file_source or source, edit.verify_target or ""),
             numpy_reference=edit.numpy_reference,
+            restages=edit.restages,
+            rewrites_prints=edit.rewrites_prints,
+            judge_run_time=edit.judge_run_time,
         )
         for number, (finding, edit) in enumerate(to_verify)
     ]

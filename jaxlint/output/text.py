@@ -46,6 +46,15 @@ def _seconds(value: Any) -> str:
     return f"{value:.2f} s" if isinstance(value, (int, float)) else f"{value} s"
 
 
+def _duration(value: float) -> str:
+    """A run time in the unit that reads best: 41 µs, 1.10 ms, 2.31 s."""
+    if value < 1e-3:
+        return f"{value * 1e6:.0f} µs"
+    if value < 1:
+        return f"{value * 1e3:.2f} ms"
+    return f"{value:.2f} s"
+
+
 def _before_after(verification: Mapping[str, Any], before: str, after: str, show: Any) -> str:
     first, second = verification.get(before), verification.get(after)
     first_text = show(first) if first is not None else "?"
@@ -78,6 +87,14 @@ def verification_text(verification: Mapping[str, Any]) -> str:
     compile_keys = ("compile_s_before", "compile_s_after")
     if any(verification.get(key) is not None for key in compile_keys):
         parts.append(f"compile {_before_after(verification, *compile_keys, _seconds)}")
+    run_keys = ("run_s_before", "run_s_after")
+    if all(verification.get(key) is not None for key in run_keys):
+        run = f"run {_before_after(verification, *run_keys, _duration)}"
+        if verification.get("backend"):
+            run += f" on {verification['backend']}"
+        if verification.get("slower_at_run_time"):
+            run += " (SLOWER at run time)"
+        parts.append(run)
     if verification.get("seconds") is not None:
         parts.append(f"{_seconds(verification['seconds'])} verifying")
     reason = str(verification.get("reason") or "")

@@ -19,6 +19,7 @@ import libcst as cst
 
 from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.values import Kind
+from jaxlint.engine.backend import detected_backend
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal, Replacement
 from jaxlint.engine.rule import UnitContext
 from jaxlint.rules._codegen import JaxSpelling, fresh_name, int_literal, names_in
@@ -36,6 +37,12 @@ from jaxlint.rules._loop_flow import (
     path_to,
     single_assignment,
     stores,
+)
+from jaxlint.rules._loop_forms import (
+    Counter,
+    StepModel,
+    accelerator_forms,
+    vectorized_statements,
 )
 from jaxlint.rules.jax101_slot_lists import slot_assembly, slot_writes
 
@@ -59,6 +66,15 @@ class _Loop:
     element_target: cst.BaseExpression | None = None  # `v` / `(a, b)`: what each element binds
     counter: _Counter | None = None  # an index carried as a Python-int counter
     xs: str | None = None  # the scanned-over expression, when not the arrays themselves
+
+
+@dataclass(frozen=True)
+class FastForms:
+    """Ask `_generate` for the loop without a scan (`_loop_forms`): the carries read after the
+    loop, and whether forms that win only on accelerators may be chosen."""
+
+    needed_after: frozenset[str]
+    accelerator: bool
 
 
 @dataclass(frozen=True)
@@ -199,21 +215,25 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
     }
     new_body = _rewrite_body(statements, shape)
     prepended = _prepends(appends)
-    generated = _generate(
-        body_name,
-        carries,
-        starts,
-        output_positions,
-        new_body,
-        shape,
-        taken,
-        loop,
-        spelling,
-        first_in_block=block.body[0] is loop,
-        prepended=prepended,
-        assemblies=assemblies,
-    )
-    replacements: dict[cst.CSTNode, Replacement] = {loop: cst.FlattenSentinel(generated)}
+
+    def generate(fast_forms: FastForms | None) -> tuple[list[cst.BaseStatement], str | None]:
+        return _generate(
+            body_name,
+            carries,
+            starts,
+            output_positions,
+            new_body,
+            shape,
+            taken,
+            loop,
+            spelling,
+            first_in_block=block.body[0] is loop,
+            prepended=prepended,
+            assemblies=assemblies,
+            fast_forms=fast_forms,
+        )
+
+    replacements: dict[cst.CSTNode, Replacement] = {}
     if not _guarded(shape):
         for initializer in initializers.values():
             replacements[initializer] = cst.RemovalSentinel.REMOVE
@@ -225,15 +245,31 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
                 replacements[rebinding] = cst.RemovalSentinel.REMOVE  # `ys = ys`
             else:
                 replacements[call] = stacked
-    return Edit(
-        replacements=replacements,
-        description=f"Python loop → jax.lax.scan ({len(carries)} carr"
-        f"{'y' if len(carries) == 1 else 'ies'}, {len(lists)} stacked output"
-        f"{'' if len(lists) == 1 else 's'})",
-        imports=(ImportSpec("jax"),) if _mentions_jax(generated) else (),
-        verify_target=context.verify_target(),
-        require_fewer_eqns=True,
+    counts = (
+        f"{len(carries)} carr{'y' if len(carries) == 1 else 'ies'}, {len(lists)} stacked "
+        f"output{'' if len(lists) == 1 else 's'}"
     )
+
+    def edit(generated: list[cst.BaseStatement], form: str) -> Edit:
+        return Edit(
+            replacements={loop: cst.FlattenSentinel(generated), **replacements},
+            description=f"Python loop → {form} ({counts})",
+            imports=(ImportSpec("jax"),) if _mentions_jax(generated) else (),
+            verify_target=context.verify_target(),
+            # an associative scan's equations grow with log N: more than the loop's for a few
+            # steps, flat beside its N (rules/JAX101.md, "Which form")
+            require_fewer_eqns="associative_scan" not in cst.Module(body=generated).code,
+            judge_run_time=True,
+        )
+
+    fast_forms = FastForms(
+        frozenset(flow.loaded_after & set(carries)),
+        accelerator_forms(context.config.target, detected_backend()),
+    )
+    # the fastest form the loop's dataflow allows; verification accepts or refuses it, and is
+    # never asked to choose between forms (SPEC §5)
+    generated, form = generate(fast_forms)
+    return edit(generated, form or "jax.lax.scan")
 
 
 # -- recognising the loop -------------------------------------------------------------------------
@@ -831,10 +867,12 @@ def _generate(
     first_in_block: bool,
     prepended: set[str],
     assemblies: list[cst.BaseStatement],
-) -> list[cst.BaseStatement]:
-    """The scan body's definition and the statements running it. `outputs`: the positions of
-    the body's appends and slot writes, with the name scan stacks each value into;
-    `assemblies`: statements rebuilding slot lists from their stacked rows, after the scan."""
+    fast_forms: FastForms | None,
+) -> tuple[list[cst.BaseStatement], str | None]:
+    """The scan body's definition and the statements running it, or with `fast_forms`, the
+    loop without a scan where its dataflow allows (then the form's name is returned too).
+    `outputs`: the positions of the body's appends and slot writes, with the name scan stacks
+    each value into; `assemblies`: statements rebuilding slot lists from their stacked rows."""
     taken = set(taken)
     prologue: list[cst.BaseStatement] = []
     # a loop index is a carried Python-int counter: weakly typed like the loop's int, so
@@ -849,6 +887,7 @@ def _generate(
     else:
         carry_param = fresh_name("carry", taken)
         prologue.append(_statement(f"{', '.join(carried)} = {carry_param}"))
+    carry_prologue = len(prologue)
     if shape.index is not None:
         names = [shape.element_names[row] for row in shape.rows]
         if len(names) == 1:
@@ -867,6 +906,26 @@ def _generate(
             target_code = cst.Module(body=[]).code_for_node(target)
             prologue.append(_statement(f"{target_code} = {element_param}"))
 
+    xs = _xs_code(shape)
+    if fast_forms is not None:
+        fast = _fast_form(
+            shape,
+            carries,
+            outputs,
+            statements,
+            element_param,
+            prologue[carry_prologue:],
+            xs,
+            fast_forms,
+            taken,
+            spelling,
+            loop,
+            first_in_block,
+            prepended,
+            assemblies,
+        )
+        if fast is not None:
+            return fast
     # each append or slot write becomes a `ys` output; its value is copied to a temporary only
     # when a later statement of the body rebinds a name it reads
     ys: list[str] = []
@@ -900,9 +959,6 @@ def _generate(
     ys_out = _tuple_code(ys) if ys else "None"
     body.append(_statement(f"return {carry_out}, {ys_out}").with_changes(leading_lines=comments))
 
-    leading = list(loop.leading_lines)
-    if not first_in_block and not (leading and not leading[0].comment):
-        leading.insert(0, cst.EmptyLine(indent=False))
     definition = cst.FunctionDef(
         name=cst.Name(body_name),
         params=cst.Parameters(
@@ -911,11 +967,10 @@ def _generate(
         body=cst.IndentedBlock(
             body=body, header=loop.body.header
         ),  # keeps the `for` line's comment
-        leading_lines=leading,
+        leading_lines=_loop_leading_lines(loop, first_in_block),
     )
     start = counter.start if counter else ""
     init = _tuple_code([start if n == index else n for n in carried] or ["None"])
-    xs = _xs_code(shape)
     casts = _start_casts(body_name, carried, starts, shape, xs, init, taken, spelling)
     ignored = fresh_name("_", taken) if index else ""
     carry_target = _tuple_code(
@@ -927,19 +982,98 @@ def _generate(
     call = _statement(
         f"{carry_target}, {ys_target} = {spelling.scan}({body_name}, {init}, {xs}{length})"
     )
-    after_def = [*casts, call]
-    if _guarded(shape):
-        after_def += [_statement(f"{name} = {name}[::-1]") for name in lists if name in prepended]
-    after_def += assemblies
-    if _guarded(shape):
-        after_def = [
-            cst.If(
-                test=cst.parse_expression(counter.length),  # type: ignore[union-attr,arg-type]
-                body=cst.IndentedBlock(body=after_def),
-            )
-        ]
+    after_def = _guard(shape, [*casts, call, *_after_loop(shape, outputs, prepended, assemblies)])
     after_def[0] = after_def[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
-    return [definition, *after_def]
+    return [definition, *after_def], None
+
+
+def _loop_leading_lines(loop: cst.For, first_in_block: bool) -> list[cst.EmptyLine]:
+    """The loop's leading lines for the first generated statement, a blank line added."""
+    leading = list(loop.leading_lines)
+    if not first_in_block and not (leading and not leading[0].comment):
+        leading.insert(0, cst.EmptyLine(indent=False))
+    return leading
+
+
+def _after_loop(
+    shape: _Loop,
+    outputs: dict[int, str],
+    prepended: set[str],
+    assemblies: list[cst.BaseStatement],
+) -> list[cst.BaseStatement]:
+    """What follows the scan: prepended lists put in order (inside the guard), slot lists."""
+    reversals = [
+        _statement(f"{name} = {name}[::-1]")
+        for name in outputs.values()
+        if _guarded(shape) and name in prepended
+    ]
+    return [*reversals, *assemblies]
+
+
+def _guard(shape: _Loop, statements: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
+    if not _guarded(shape):
+        return statements
+    return [
+        cst.If(
+            test=cst.parse_expression(shape.counter.length),  # type: ignore[union-attr,arg-type]
+            body=cst.IndentedBlock(body=statements),
+        )
+    ]
+
+
+def _fast_form(
+    shape: _Loop,
+    carries: list[str],
+    outputs: dict[int, str],
+    statements: list[cst.BaseStatement],
+    element_param: str,
+    element_prologue: list[cst.BaseStatement],
+    xs: str,
+    fast_forms: FastForms,
+    taken: set[str],
+    spelling: JaxSpelling,
+    loop: cst.For,
+    first_in_block: bool,
+    prepended: set[str],
+    assemblies: list[cst.BaseStatement],
+) -> tuple[list[cst.BaseStatement], str] | None:
+    """The loop without a scan where its dataflow allows (`_loop_forms`), and its form."""
+    counter = None
+    if shape.counter is not None:
+        length = shape.counter.length
+        if length is None and shape.xs is None and shape.arrays:
+            length = f"{shape.arrays[0]}.shape[0]"
+        if length is None:
+            return None
+        start, step = shape.counter.start, shape.counter.step
+        steps = (
+            f"{spelling.numpy}.arange({length})",
+            # 0, 1, …, n - 1 typed as the loop's Python ints are, weakly (`jnp.arange` is
+            # int32: `gamma ** t * r` would be float32 for bfloat16 `r`); vmap keeps it weak
+            f"({spelling.lax}.cumsum({spelling.numpy}.broadcast_to(1, ({length},))) - 1)",
+        )
+        if abs(step) != 1:
+            steps = tuple(f"{abs(step)} * {values}" for values in steps)
+        if start != "0" or step < 0:
+            steps = tuple(f"{start} {'+' if step > 0 else '-'} {values}" for values in steps)
+        counter = Counter(shape.counter.name, *steps)
+    model = StepModel(
+        statements=statements,
+        carries=carries,
+        outputs=outputs,
+        element_param=element_param,
+        element_prologue=element_prologue,
+        xs=None if xs == "None" else xs,
+        counter=counter,
+        needed_after=fast_forms.needed_after,
+    )
+    written = vectorized_statements(model, set(taken), spelling, fast_forms.accelerator)
+    if written is None:
+        return None
+    fast, form = written
+    placed = _guard(shape, [*fast, *_after_loop(shape, outputs, prepended, assemblies)])
+    placed[0] = placed[0].with_changes(leading_lines=_loop_leading_lines(loop, first_in_block))
+    return placed, form
 
 
 def _guarded(shape: _Loop) -> bool:

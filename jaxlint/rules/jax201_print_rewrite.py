@@ -143,6 +143,7 @@ def debug_print_edit(
         description="print → jax.debug.print (prints on every call, with values)",
         imports=(ImportSpec("jax"),),
         verify_target=verify_target,
+        rewrites_prints=True,
     )
 
 

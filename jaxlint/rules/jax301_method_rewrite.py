@@ -196,6 +196,7 @@ def helper_edit(method: cst.FunctionDef, root: JitRoot, context: UnitContext) ->
         imports=imports,
         verify_target=f"{class_name}.{info.name}",
         module_names=(helper_name,),
+        restages=True,
     )
 
 

@@ -198,6 +198,7 @@ class LoopInsteadOfVmap(Rule):
             description="stacked per-row calls → jax.vmap (one batched call)",
             imports=(ImportSpec("jax"),) if spelling.jax == "jax" else (),
             verify_target=self.context.verify_target(),
+            judge_run_time=True,
         )
 
 

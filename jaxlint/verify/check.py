@@ -21,11 +21,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxlint.diagnostics import slower_at_run_time
 from jaxlint.verify.classes import constructor_signature, is_linen_module, share_classes
 from jaxlint.verify.compare import (
     Comparison,
     compare_outputs,
-    compile_seconds,
+    compile_and_run_seconds,
     count_eqns,
     identical_outputs,
     rounding_dominated,
@@ -135,6 +136,8 @@ class _Measurements:
     eqns_total_after: int | None = None
     compile_s_before: float | None = None
     compile_s_after: float | None = None
+    run_s_before: float | None = None
+    run_s_after: float | None = None
     notes: list[str] = field(default_factory=list)
 
 
@@ -266,9 +269,9 @@ def _check(request: VerifyRequest, old_name: str, new_name: str) -> VerifyResult
         if outcome.failure:
             raise _Failed(outcome.failure)
         if original.is_instance_method:
-            # Only JAX301 changes how the method is staged; other rewrites keep its decorators,
+            # Only a restaging edit changes how the method is staged; others keep its decorators,
             # and a cache on `self` the original as written has is not theirs to remove.
-            as_written = comparer.jitted() if request.fix_code != "JAX301" else None
+            as_written = comparer.jitted() if not request.restages else None
             measured.notes.extend(_check_mutations(original, rewritten, plans[0], as_written))
         if request.require_fewer_eqns:
             _require_fewer_eqns(measured)
@@ -288,7 +291,19 @@ def _check(request: VerifyRequest, old_name: str, new_name: str) -> VerifyResult
         eqns_total_after=measured.eqns_total_after,
         compile_s_before=measured.compile_s_before,
         compile_s_after=measured.compile_s_after,
+        run_s_before=measured.run_s_before,
+        run_s_after=measured.run_s_after,
+        backend=jax.default_backend(),
+        slower_at_run_time=_slower(request, measured),
     )
+
+
+def _slower(request: VerifyRequest, measured: _Measurements) -> bool | None:
+    """Is a fix made for speed measured slower than the original (None: not judged)?"""
+    before, after = measured.run_s_before, measured.run_s_after
+    if not request.judge_run_time or before is None or after is None:
+        return None
+    return slower_at_run_time(before, after)
 
 
 def _require_deterministic(original: Target, plan: InputPlan) -> None:
@@ -672,9 +687,9 @@ def _measure(
         )
         return measured
     with contextlib.suppress(*_SAFE_ERRORS):
-        measured.compile_s_before = compile_seconds(old_fn, old_args)
+        measured.compile_s_before, measured.run_s_before = compile_and_run_seconds(old_fn, old_args)
     with contextlib.suppress(*_SAFE_ERRORS):
-        measured.compile_s_after = compile_seconds(new_fn, new_args)
+        measured.compile_s_after, measured.run_s_after = compile_and_run_seconds(new_fn, new_args)
     return measured
 
 
@@ -937,7 +952,7 @@ class _Comparer:
         Trace-time prints elsewhere in a rewritten function (a static marker) print once per
         trace in both; only the print rewrite itself must print what the unstaged original does.
         """
-        if self.request.fix_code == "JAX201":
+        if self.request.rewrites_prints:
             return False
         run = self._run_jitted(init, call, set_index)
         return run is not None and same_text(run.printed, printed, loose)
@@ -1122,6 +1137,14 @@ def _summary(
         parts.append(
             f"compile {measured.compile_s_before:.3f} s → {measured.compile_s_after:.3f} s"
         )
+    before, after = measured.run_s_before, measured.run_s_after
+    if before is not None and after is not None:
+        parts.append(
+            f"run {before * 1e6:.0f} µs → {after * 1e6:.0f} µs per call on "
+            f"{jax.default_backend()} (the first input set)"
+        )
+        if _slower(comparer.request, measured):
+            parts.append("the rewrite runs slower here than the original")
     return "; ".join(parts + measured.notes)
 
 

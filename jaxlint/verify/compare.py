@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import statistics
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -292,8 +293,25 @@ def _jaxprs_in(value: Any) -> Iterator[Any]:
         yield value.jaxpr
 
 
-def compile_seconds(fn: Callable[..., Any], args: tuple[Any, ...]) -> float:
-    """Wall time of `jax.jit(fn).lower(*args).compile()`."""
+RUN_CALLS = 7  # timed calls of a compiled function, after one untimed call
+
+
+def compile_and_run_seconds(
+    fn: Callable[..., Any], args: tuple[Any, ...]
+) -> tuple[float, float | None]:
+    """Wall time of `jax.jit(fn).lower(*args).compile()`, and the steady-state time of one call
+    of the compiled function (the median of RUN_CALLS calls, each until its outputs are ready;
+    None when calling it raises)."""
     start = time.perf_counter()
-    jax.jit(fn).lower(*args).compile()
-    return time.perf_counter() - start
+    compiled = jax.jit(fn).lower(*args).compile()
+    compile_s = time.perf_counter() - start
+    try:
+        jax.block_until_ready(compiled(*args))
+        times = []
+        for _ in range(RUN_CALLS):
+            start = time.perf_counter()
+            jax.block_until_ready(compiled(*args))
+            times.append(time.perf_counter() - start)
+    except Exception:  # noqa: BLE001 - user code: the run time is then not measured
+        return compile_s, None
+    return compile_s, statistics.median(times)

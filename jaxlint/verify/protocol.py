@@ -28,6 +28,10 @@ class VerifyRequest:
     recorded: tuple[str, ...] = ()
     # The reference is the original on NumPy copies of the array inputs (Edit.numpy_reference).
     numpy_reference: bool = False
+    # the verification policy the edit carries (jaxlint.engine.edits.Edit)
+    restages: bool = False
+    rewrites_prints: bool = False
+    judge_run_time: bool = False
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,11 @@ class VerifyResult:
     eqns_total_after: int | None = None
     compile_s_before: float | None = None
     compile_s_after: float | None = None
+    # steady-state time of one call of the compiled original and rewrite, on `backend`
+    run_s_before: float | None = None
+    run_s_after: float | None = None
+    backend: str | None = None
+    slower_at_run_time: bool | None = None  # judged only for edits made for speed
     seconds: float | None = None  # child time spent on this request (the JAX import excluded)
 
     @property
@@ -70,12 +79,13 @@ def request_to_wire(request: VerifyRequest) -> dict[str, Any]:
 
 def request_from_wire(data: dict[str, Any]) -> VerifyRequest:
     """The inverse of `request_to_wire`; the defaulted fields may be missing (an older parent)."""
-    optional = {"recorded", "numpy_reference"}
+    flags = {"numpy_reference", "restages", "rewrites_prints", "judge_run_time"}
+    optional = {"recorded", *flags}
     values = {f.name: data[f.name] for f in fields(VerifyRequest) if f.name not in optional}
     return VerifyRequest(
         **values,
         recorded=tuple(data.get("recorded") or ()),
-        numpy_reference=bool(data.get("numpy_reference")),
+        **{flag: bool(data.get(flag)) for flag in flags},
     )
 
 

@@ -55,6 +55,9 @@ class ResultCache:
             request.fix_code,
             str(request.require_fewer_eqns),
             str(request.numpy_reference),
+            str(request.restages),
+            str(request.rewrites_prints),
+            str(request.judge_run_time),
             *request.recorded,
         )
 
