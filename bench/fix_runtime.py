@@ -337,11 +337,11 @@ _FORMS = (
     ("lax.scan", "`lax.scan`"),
     ("lax.map", "`lax.map`"),
     (".add(", "scatter-add"),
-    ("cumsum(", "running sum"),
-    ("cumprod(", "running product"),
-    ("jnp.sum(", "reduction"),
+    ("jnp.sum(", "reduction"),  # before `cumsum(`: a weakly typed loop counter is one
     ("jnp.prod(", "reduction"),
     ("jnp.max(", "reduction"),
+    ("cumsum(", "running sum"),
+    ("cumprod(", "running product"),
     ("vmap", "`vmap`"),
 )
 

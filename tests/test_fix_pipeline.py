@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import shutil
@@ -72,8 +73,8 @@ def test_seed_rewrites_are_the_expected_code(fixed_seed):
     cumulative = (folder / "cumulative_sum.py").read_text()
     assert "for i in range" not in cumulative
     # the module's own `from jax import lax` spelling is reused
-    assert "acc, y = lax.scan(_scan_body, acc, x)" in cumulative
-    assert "y, _ = lax.scan(_scan_body, y, j)" in cumulative
+    assert "y = acc + lax.cumsum(acc_terms, axis=0)" in cumulative
+    assert "y = y + jnp.sum(y_terms, axis=0, dtype=y_terms.dtype)" in cumulative
     assert '    print("Function run")' in (folder / "jit_and_aot.py").read_text()
     scale = (folder / "scale_class.py").read_text()
     assert "return _scale_class_apply(self.scale, x)" in scale
@@ -86,8 +87,10 @@ def test_rewritten_seed_runs_under_jit_like_the_original_without_jit(fixed_seed)
     rewritten = load(folder / "cumulative_sum.py", "seed_rewritten")
     for n in (1, 7, 100):
         x = jnp.linspace(-1.0, 2.0, n, dtype=jnp.float32)
-        assert jnp.allclose(jax.jit(rewritten.cumulative_sum)(x), original.cumulative_sum(x))
-        assert jnp.allclose(jax.jit(rewritten.cumulative_total)(x), original.cumulative_total(x))
+        # a running sum adds in another order than the loop: float32 rounding, near zero too
+        close = functools.partial(jnp.allclose, rtol=1e-5, atol=1e-5)
+        assert close(jax.jit(rewritten.cumulative_sum)(x), original.cumulative_sum(x))
+        assert close(jax.jit(rewritten.cumulative_total)(x), original.cumulative_total(x))
     scale = load(folder / "scale_class.py", "scale_rewritten")
     model = scale.ScaleClass(jnp.float32(2.0))
     assert jnp.allclose(model.apply(jnp.arange(3.0)), jnp.arange(3.0) * 2.0)
@@ -107,7 +110,7 @@ def test_loop_rewrites_have_a_constant_jaxpr_size(fixed_seed):
         before = [equations(getattr(original, name), n) for n in (10, 100)]
         after = [equations(getattr(rewritten, name), n) for n in (10, 100, 1000)]
         assert before[1] > before[0] * 5  # unrolled: grows with N
-        assert len(set(after)) == 1 and after[0] <= 2  # scan: constant
+        assert len(set(after)) == 1 and after[0] <= 3  # vmap + cumsum or sum: constant
 
 
 class _WrongRewrite(Rule):
@@ -239,8 +242,9 @@ def test_rewrites_reuse_the_modules_jax_alias_and_keep_the_for_line_comment():
     )
     result = lint_source(source, "a.py", Config(), fix=True, unsafe_fixes=True, verify=False)
     fixed = result.fixed_source
-    assert "def _scan_body(s, v):  # accumulate" in fixed
-    assert "J.lax.scan(_scan_body, s, x)" in fixed
+    assert "def _step_terms(v):  # accumulate" in fixed
+    assert "s_terms = J.vmap(_step_terms)(x)" in fixed
+    assert "J.numpy.sum(s_terms" in fixed
     assert "import jax\n" not in fixed
 
 

@@ -221,7 +221,7 @@ def test_fix_rewrites_only_the_changed_cells_sources() -> None:
         '    jax.debug.print("{x!s}", x=x)\n',
         "    return 2.0 * x",
     ]
-    assert "jax.lax.scan" in "".join(cells[4]["source"])
+    assert "jax.vmap(_step_terms)" in "".join(cells[4]["source"])
     assert cells[4]["source"][-1] == "total_jit = jax.jit(total)"  # still no final newline
     # Same JSON style as Jupyter's: the whole text is the re-dumped notebook.
     restyled = json.dumps(json.loads(result.fixed_source), indent=1, ensure_ascii=False) + "\n"

@@ -170,7 +170,7 @@ def test_a_verified_fix_is_verified_with_jax_then_applied(tmp_path: Path) -> Non
         first = next(d for d in diagnostics if d.code == "JAX101")
         actions = await actions_for(session, uri, first)
         (verify,) = [a for a in actions if isinstance(a, types.Command)]
-        assert verify.title.startswith("Verify with JAX and apply: Python loop → jax.lax.scan")
+        assert verify.title.startswith("Verify with JAX and apply: Python loop → running sum")
         assert actions[1].title == "Silence JAX101 on this line (# noqa)"
         # lsprotocol's client takes the CodeAction {title, kind, diagnostics, command: {...}}
         # for a Command, and its nested command object for that Command's name (as a repr)
@@ -182,7 +182,7 @@ def test_a_verified_fix_is_verified_with_jax_then_applied(tmp_path: Path) -> Non
         assert result["applied"] is True, result
         assert result["verification"]["status"] == "verified"
         (edit,) = session.applied
-        assert "jax.lax.scan(" in new_text(edit, uri)
+        assert "lax.cumsum(acc_terms, axis=0)" in new_text(edit, uri)
         assert session.messages == []
 
     run_session(tmp_path, body)

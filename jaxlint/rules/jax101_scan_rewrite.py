@@ -216,23 +216,6 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
     new_body = _rewrite_body(statements, shape)
     prepended = _prepends(appends)
 
-    def generate(fast_forms: FastForms | None) -> tuple[list[cst.BaseStatement], str | None]:
-        return _generate(
-            body_name,
-            carries,
-            starts,
-            output_positions,
-            new_body,
-            shape,
-            taken,
-            loop,
-            spelling,
-            first_in_block=block.body[0] is loop,
-            prepended=prepended,
-            assemblies=assemblies,
-            fast_forms=fast_forms,
-        )
-
     replacements: dict[cst.CSTNode, Replacement] = {}
     if not _guarded(shape):
         for initializer in initializers.values():
@@ -245,31 +228,39 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
                 replacements[rebinding] = cst.RemovalSentinel.REMOVE  # `ys = ys`
             else:
                 replacements[call] = stacked
-    counts = (
-        f"{len(carries)} carr{'y' if len(carries) == 1 else 'ies'}, {len(lists)} stacked "
-        f"output{'' if len(lists) == 1 else 's'}"
-    )
-
-    def edit(generated: list[cst.BaseStatement], form: str) -> Edit:
-        return Edit(
-            replacements={loop: cst.FlattenSentinel(generated), **replacements},
-            description=f"Python loop → {form} ({counts})",
-            imports=(ImportSpec("jax"),) if _mentions_jax(generated) else (),
-            verify_target=context.verify_target(),
-            # an associative scan's equations grow with log N: more than the loop's for a few
-            # steps, flat beside its N (rules/JAX101.md, "Which form")
-            require_fewer_eqns="associative_scan" not in cst.Module(body=generated).code,
-            judge_run_time=True,
-        )
-
-    fast_forms = FastForms(
-        frozenset(flow.loaded_after & set(carries)),
-        accelerator_forms(context.config.target, detected_backend()),
-    )
     # the fastest form the loop's dataflow allows; verification accepts or refuses it, and is
     # never asked to choose between forms (SPEC §5)
-    generated, form = generate(fast_forms)
-    return edit(generated, form or "jax.lax.scan")
+    generated, form = _generate(
+        body_name,
+        carries,
+        starts,
+        output_positions,
+        new_body,
+        shape,
+        taken,
+        loop,
+        spelling,
+        first_in_block=block.body[0] is loop,
+        prepended=prepended,
+        assemblies=assemblies,
+        fast_forms=FastForms(
+            frozenset(flow.loaded_after & set(carries)),
+            accelerator_forms(context.config.target, detected_backend()),
+        ),
+    )
+    replacements[loop] = cst.FlattenSentinel(generated)
+    return Edit(
+        replacements=replacements,
+        description=f"Python loop → {form or 'jax.lax.scan'} ({len(carries)} carr"
+        f"{'y' if len(carries) == 1 else 'ies'}, {len(lists)} stacked output"
+        f"{'' if len(lists) == 1 else 's'})",
+        imports=(ImportSpec("jax"),) if _mentions_jax(generated) else (),
+        verify_target=context.verify_target(),
+        # an associative scan's equations grow with log N: more than the loop's for a few
+        # steps, flat beside its N (rules/JAX101.md, "Which form")
+        require_fewer_eqns="associative_scan" not in cst.Module(body=generated).code,
+        judge_run_time=True,
+    )
 
 
 # -- recognising the loop -------------------------------------------------------------------------
@@ -867,10 +858,10 @@ def _generate(
     first_in_block: bool,
     prepended: set[str],
     assemblies: list[cst.BaseStatement],
-    fast_forms: FastForms | None,
+    fast_forms: FastForms,
 ) -> tuple[list[cst.BaseStatement], str | None]:
-    """The scan body's definition and the statements running it, or with `fast_forms`, the
-    loop without a scan where its dataflow allows (then the form's name is returned too).
+    """The loop without a scan where its dataflow allows (`_fast_form`), and the form's name;
+    else the scan body's definition and the statements running it, and None.
     `outputs`: the positions of the body's appends and slot writes, with the name scan stacks
     each value into; `assemblies`: statements rebuilding slot lists from their stacked rows."""
     taken = set(taken)
@@ -907,25 +898,24 @@ def _generate(
             prologue.append(_statement(f"{target_code} = {element_param}"))
 
     xs = _xs_code(shape)
-    if fast_forms is not None:
-        fast = _fast_form(
-            shape,
-            carries,
-            outputs,
-            statements,
-            element_param,
-            prologue[carry_prologue:],
-            xs,
-            fast_forms,
-            taken,
-            spelling,
-            loop,
-            first_in_block,
-            prepended,
-            assemblies,
-        )
-        if fast is not None:
-            return fast
+    fast = _fast_form(
+        shape,
+        carries,
+        outputs,
+        statements,
+        element_param,
+        prologue[carry_prologue:],
+        xs,
+        fast_forms,
+        taken,
+        spelling,
+        loop,
+        first_in_block,
+        prepended,
+        assemblies,
+    )
+    if fast is not None:
+        return fast
     # each append or slot write becomes a `ys` output; its value is copied to a temporary only
     # when a later statement of the body rebinds a name it reads
     ys: list[str] = []
@@ -1071,6 +1061,12 @@ def _fast_form(
     if written is None:
         return None
     fast, form = written
+    first = next((i for i, s in enumerate(fast) if isinstance(s, cst.FunctionDef)), None)
+    if first is not None:  # keeps the `for` line's comment, as the scan body does
+        definition = fast[first]
+        fast[first] = definition.with_changes(  # type: ignore[call-arg]
+            body=definition.body.with_changes(header=loop.body.header)  # type: ignore[attr-defined]
+        )
     placed = _guard(shape, [*fast, *_after_loop(shape, outputs, prepended, assemblies)])
     placed[0] = placed[0].with_changes(leading_lines=_loop_leading_lines(loop, first_in_block))
     return placed, form
