@@ -44,7 +44,6 @@ _ACCELERATOR_ONLY = frozenset({"affine", "scatter_add"})
 # batch, call back with it): a body that mentions one keeps its scan.
 PER_ROW_EFFECTS = frozenset({"print", "debug", "callback", "io_callback", "pure_callback"})
 Form = Literal["sum", "prod", "max", "min", "scatter_add", "last", "affine"]
-Target = Literal["auto", "cpu", "gpu", "tpu"]
 
 
 @dataclass(frozen=True)
