@@ -330,25 +330,17 @@ def _update(small: cst.Assign | cst.AugAssign, carry: str, spelling: JaxSpelling
     return None
 
 
+_MULTIPLICATIVE = (
+    cst.Multiply,
+    cst.Divide,
+    cst.FloorDivide,
+    cst.Modulo,
+    cst.MatrixMultiply,
+    cst.Power,
+)
 _BINDS_TIGHTER = {  # operators an operand of `+` / `*` may have without parentheses
-    cst.Add: (
-        cst.Add,
-        cst.Subtract,
-        cst.Multiply,
-        cst.Divide,
-        cst.FloorDivide,
-        cst.Modulo,
-        cst.MatrixMultiply,
-        cst.Power,
-    ),
-    cst.Multiply: (
-        cst.Multiply,
-        cst.Divide,
-        cst.FloorDivide,
-        cst.Modulo,
-        cst.MatrixMultiply,
-        cst.Power,
-    ),
+    cst.Add: (cst.Add, cst.Subtract, *_MULTIPLICATIVE),
+    cst.Multiply: _MULTIPLICATIVE,
 }
 
 
