@@ -15,6 +15,7 @@ LAYERS = [
     ("jaxlint.analysis",),
     ("jaxlint.engine",),
     ("jaxlint.rules", "jaxlint.verify"),
+    ("jaxlint.rewrites",),
     ("jaxlint.fixes",),
     ("jaxlint.session",),
     (
@@ -90,3 +91,34 @@ def test_no_import_cycles() -> None:
     for module in sorted(graph):
         if module not in state:
             visit(module, [module])
+
+
+def test_rules_hold_rules_and_the_rewrites_layer_answers_every_request() -> None:
+    """`jaxlint/rules/` holds one module per rule (and `_helpers` of their detection); the
+    rewrite engines live in `jaxlint/rewrites/`, which answers every request a rule can make,
+    and every request it answers is made by a rule; `verify/` imports no rule or rewrite."""
+    from jaxlint.engine import requests
+    from jaxlint.engine.registry import all_rules
+    from jaxlint.engine.rule import rewrite_answers
+
+    rule_modules = {rule.__module__ for rule in all_rules().values()}
+    modules = {module_name(p) for p in (PACKAGE / "rules").glob("*.py")}
+    helpers = {m for m in modules if m.rsplit(".", 1)[1].startswith("_")} | {"jaxlint.rules"}
+    assert modules - helpers == rule_modules
+    declared = {
+        value
+        for value in vars(requests).values()
+        if isinstance(value, type) and issubclass(value, requests.RewriteRequest)
+    } - {requests.RewriteRequest}
+    assert set(rewrite_answers()) == declared
+    rules_text = "\n".join(p.read_text(encoding="utf-8") for p in (PACKAGE / "rules").glob("*.py"))
+    assert {r.__name__ for r in declared if f"{r.__name__}(" not in rules_text} == set()
+    graph = imports()
+    into_rules = {
+        f"{module} imports {target}"
+        for module, targets in graph.items()
+        if module.startswith("jaxlint.verify")
+        for target in targets
+        if target.startswith(("jaxlint.rules", "jaxlint.rewrites"))
+    }
+    assert into_rules == set()

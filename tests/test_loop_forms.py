@@ -238,6 +238,42 @@ CASES: dict[str, tuple[str, str, str, Callable[[int], tuple]]] = {
         "sum",
         lambda n: (jnp.full(n, 50, jnp.int8), _vector(n, 1)),
     ),
+    # rows read by index (`x[t + 1]`) of a reversed or stepped range: one slice per read where
+    # every step's index is in bounds, else the loop's clamped reads gathered
+    "gae_rows_in_bounds": (
+        GAE := """
+        def f(rewards: jax.Array, values: jax.Array, dones: jax.Array):
+            advantages = []
+            last = 0.0
+            for t in reversed(range(len(rewards))):
+                nonterminal = 1.0 - dones[t]
+                delta = rewards[t] + 0.99 * values[t + 1] * nonterminal - values[t]
+                last = delta + 0.99 * 0.95 * nonterminal * last
+                advantages.insert(0, last)
+            return jnp.stack(advantages)
+        """,
+        "jax.lax.scan",
+        "lax.associative_scan",
+        lambda n: (_vector(n), _vector(n + 1, 1), (_vector(n, 2) > 1).astype(jnp.float32)),
+    ),
+    "gae_rows_clamped": (  # `values` one row short: the last `values[t + 1]` is clamped
+        GAE,
+        "jax.lax.scan",
+        "lax.associative_scan",
+        lambda n: (_vector(n), _vector(n, 1), (_vector(n, 2) > 1).astype(jnp.float32)),
+    ),
+    "stepped_rows_wrapping": (  # `x[i - 1]` at i = 0 reads the last row, as the loop does
+        """
+        def f(x: jax.Array):
+            total = 0.0
+            for i in range(0, x.shape[0], 2):
+                total = total + x[i - 1] * x[i]
+            return total
+        """,
+        "sum",
+        "sum",
+        lambda n: (_matrix(n),),
+    ),
     # sequential: the scan stays
     "exclusive_prefix": (  # the carry's previous value is appended
         """

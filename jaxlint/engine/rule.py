@@ -4,7 +4,10 @@ visits a unit with (the analysis queries plus where findings go), and the findin
 from __future__ import annotations
 
 import ast
+import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
 import libcst as cst
@@ -14,6 +17,7 @@ from jaxlint.analysis.query import Query
 from jaxlint.analysis.scope import FunctionInfo, ModuleIndex
 from jaxlint.diagnostics import FixKind, Severity, Span
 from jaxlint.engine.edits import Edit, Refusal
+from jaxlint.engine.requests import RewriteRequest
 
 if TYPE_CHECKING:
     from jaxlint.analysis.unit_summary import UnitSummary
@@ -123,6 +127,16 @@ class Rule:
         )
 
 
+Answer = Callable[[RewriteRequest, "UnitContext"], "Edit | Refusal | None"]
+
+
+@cache
+def rewrite_answers() -> dict[type[RewriteRequest], Answer]:
+    """Each request type → the rewrite answering it: `jaxlint.rewrites.ANSWERS`, found by
+    name as the rules are (`registry.all_rules`), for the layer sits above the rules."""
+    return importlib.import_module("jaxlint.rewrites").ANSWERS
+
+
 class RuleSettings(Protocol):
     """The configuration rules read (jaxlint.engine.config.Config is one)."""
 
@@ -173,6 +187,10 @@ class UnitContext(Query):
         self.config = config
         self.path = path
         self.findings: list[Finding] = []
+
+    def rewrite(self, request: RewriteRequest) -> Edit | Refusal | None:
+        """The rewrites layer's answer to `request`: the edit, or why there is none."""
+        return rewrite_answers()[type(request)](request, self)
 
     def report_span(self, rule: Rule, span: Span, message: str) -> None:
         """Record a finding anchored on a span found by the index (e.g. a `jax.jit(f)` call)."""

@@ -9,17 +9,15 @@ from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.jax_api import CONSTANT_CONSTRUCTORS
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
+from jaxlint.engine.requests import (
+    BoundComprehension,
+    LoopToArrays,
+    StackedComprehension,
+    SumOfComprehension,
+)
 from jaxlint.engine.rule import Rule, UnitContext
 from jaxlint.rules._codegen import names_in
-from jaxlint.rules.jax101_map_rewrite import (
-    UNSTACKED,
-    bound_comprehension,
-    bound_map_edit,
-    map_edit,
-    stacked_comprehension,
-    sum_edit,
-)
-from jaxlint.rules.jax101_scan_rewrite import scan_edit
+from jaxlint.rules._comprehensions import UNSTACKED, bound_comprehension, stacked_comprehension
 
 ITERATION_WRAPPERS = ("builtins.enumerate", "builtins.reversed", "builtins.zip")
 
@@ -81,7 +79,7 @@ class PythonLoopOverArray(Rule):
             f"{statements}-statement body once per element: the jaxpr and compile time grow "
             "with the array length; use jax.lax.scan / lax.fori_loop or vectorize",
             end_node=node.iter,
-            fix=scan_edit(node, self.context),
+            fix=self.context.rewrite(LoopToArrays(node)),
         )
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
@@ -97,9 +95,9 @@ class PythonLoopOverArray(Rule):
             stacker = self._stackers.get(id(node))
             bound = self._bound.get(id(node))
             if stacker is not None:
-                fix = map_edit(stacker[0], stacker[1], self.context)
+                fix = self.context.rewrite(StackedComprehension(*stacker))
             elif bound is not None:
-                fix = bound_map_edit(bound[0], bound[1], self.context)
+                fix = self.context.rewrite(BoundComprehension(*bound))
             else:
                 fix = UNSTACKED
             self.report(
@@ -133,7 +131,7 @@ class PythonLoopOverArray(Rule):
                 node,
                 f"builtin sum over {code_of(node.args[0].value)} adds its rows one by one, "
                 "unrolled at trace time; use jnp.sum(..., axis=0)",
-                fix=sum_edit(node, self.context),
+                fix=self.context.rewrite(SumOfComprehension(node)),
             )
 
     def does_traced_work(self, body: cst.CSTNode, target: cst.CSTNode | None = None) -> bool:

@@ -11,10 +11,9 @@ from jaxlint.analysis.cst_walk import subtree
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal
+from jaxlint.engine.requests import IfToWhere, TernaryToWhere, WhileToWhileLoop
 from jaxlint.engine.rule import Rule, UnitContext
 from jaxlint.rules._codegen import JaxSpelling
-from jaxlint.rules.jax102_where_rewrite import if_assignment_edit, ternary_edit
-from jaxlint.rules.jax102_while_rewrite import while_loop_edit
 
 ERROR = "TracerBoolConversionError"
 TRUTH_BUILTINS = frozenset(
@@ -64,16 +63,18 @@ class TracedBool(Rule):
         )
 
     def visit_If(self, node: cst.If) -> None:
-        self._test(node.test, "if", lambda: if_assignment_edit(node, self.context))
+        self._test(node.test, "if", lambda: self.context.rewrite(IfToWhere(node)))
 
     def visit_While(self, node: cst.While) -> None:
-        self._test(node.test, "while", lambda: while_loop_edit(node, self.context))
+        self._test(node.test, "while", lambda: self.context.rewrite(WhileToWhileLoop(node)))
 
     def visit_Assert(self, node: cst.Assert) -> None:
         self._test(node.test, "assert")
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
-        self._test(node.test, "conditional expression", lambda: ternary_edit(node, self.context))
+        self._test(
+            node.test, "conditional expression", lambda: self.context.rewrite(TernaryToWhere(node))
+        )
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         if id(node) in self._covered or not self.context.staged:

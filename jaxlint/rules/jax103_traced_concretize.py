@@ -8,8 +8,8 @@ from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.jax_api import SHAPED
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
+from jaxlint.engine.requests import StaticArgname
 from jaxlint.engine.rule import Rule
-from jaxlint.rules.jax103_static_rewrite import static_argname_edit, traced_params
 
 CONCRETIZATION = "ConcretizationTypeError"
 INTEGER_CONVERSION = "TracerIntegerConversionError"
@@ -31,6 +31,8 @@ ADVICE = (
     "make the value static (static_argnames, or compute it from shapes), or keep it an array "
     "(x.astype(...), lax.dynamic_slice, jnp.where)"
 )
+
+STATIC_PROJECTIONS = frozenset({"shape", "ndim", "dtype", "size"})
 
 
 class TracedConcretize(Rule):
@@ -142,10 +144,25 @@ class TracedConcretize(Rule):
         fix = None
         params = traced_params(culprit, function.params) if function is not None else []
         if len(params) == 1:  # `n`, `n - x.shape[0]`: that parameter made static
-            fix = static_argname_edit(params[0], self.context)
+            fix = self.context.rewrite(StaticArgname(params[0]))
         self.report(
             node,
             f"{where} needs a concrete value, but `{code_of(culprit)}` is traced in "
             f"{function.describe() if function else 'traced code'}: JAX raises {error}; {ADVICE}",
             fix=fix,
         )
+
+
+def traced_params(culprit: cst.BaseExpression, params: tuple[str, ...]) -> list[str]:
+    """The parameters a traced expression reads other than through a static projection
+    (`n` of `n - x.shape[0]`)."""
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [culprit]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Attribute) and node.attr.value in STATIC_PROJECTIONS:
+            continue
+        if isinstance(node, cst.Name) and node.value in params:
+            found.add(node.value)
+        stack.extend(node.children)
+    return sorted(found)

@@ -8,8 +8,8 @@ from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.jax_api import BOOLEAN_RESULTS, SIZED_BY_VALUES
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.engine.edits import Edit, Refusal
+from jaxlint.engine.requests import MaskedReduction
 from jaxlint.engine.rule import Rule, UnitContext
-from jaxlint.rules.jax105_reduction_rewrite import masked_reduction_edit, reduced_selection
 
 MASK_ERROR = "NonConcreteBooleanIndexError"
 SIZE_ERROR = "ConcretizationTypeError"
@@ -22,6 +22,9 @@ ORDER_COMPARISONS = (
     cst.Equal,
     cst.NotEqual,
 )
+
+WHERE_REDUCTIONS = frozenset({"sum", "mean", "prod", "any", "all", "std", "var"})
+EXTREMA = frozenset({"max", "min", "amax", "amin"})
 
 
 class ValueDependentShape(Rule):
@@ -58,7 +61,7 @@ class ValueDependentShape(Rule):
             f"{where} with `{code_of(index.value)}`, a traced boolean mask: the result's size "
             f"would depend on the values, and JAX raises {MASK_ERROR}; use "
             "jnp.where(mask, x, fill) (and reduce over it) instead",
-            fix=masked_reduction_edit(reduction, node, self.context) if reduction else None,
+            fix=self.context.rewrite(MaskedReduction(reduction, node)) if reduction else None,
         )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -123,3 +126,28 @@ class ValueDependentShape(Rule):
 def _at_of(value: cst.BaseExpression) -> bool:
     """`x.at` (the base of `x.at[mask].set(...)`)."""
     return isinstance(value, cst.Attribute) and value.attr.value == "at"
+
+
+def reduced_selection(call: cst.Call, context: UnitContext) -> cst.Subscript | None:
+    """The subscript `x[m]` that `call` reduces as a whole: `x[m].sum()` or `jnp.sum(x[m])`."""
+    name, selection = reduction_of(call, context)
+    return selection if name in WHERE_REDUCTIONS | EXTREMA else None
+
+
+def reduction_of(call: cst.Call, context: UnitContext) -> tuple[str | None, cst.Subscript | None]:
+    """(`sum`, `x[m]`) for `x[m].sum()` and `jnp.sum(x[m])` with no other argument."""
+    if call.args and not (
+        len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star
+    ):
+        return None, None
+    func = call.func
+    if isinstance(func, cst.Attribute) and not call.args:
+        if isinstance(func.value, cst.Subscript) and context.resolve(func) is None:
+            return func.attr.value, func.value
+        return None, None
+    qualified = context.resolve(func) or ""
+    if qualified.startswith("jax.numpy.") and call.args:
+        argument = call.args[0].value
+        if isinstance(argument, cst.Subscript):
+            return qualified.removeprefix("jax.numpy."), argument
+    return None, None

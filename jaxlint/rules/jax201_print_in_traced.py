@@ -13,13 +13,9 @@ from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
 from jaxlint.engine import suppression
 from jaxlint.engine.edits import Edit, Refusal
+from jaxlint.engine.requests import PrintToDebugPrint, ValueQueries
 from jaxlint.engine.rule import Finding, Rule, UnitContext
-from jaxlint.rules.jax201_print_rewrite import (
-    STATIC_ONLY,
-    ValueQueries,
-    debug_print_edit,
-    makes_text,
-)
+from jaxlint.rules._printed_text import STATIC_ONLY, makes_text
 
 STATIC_METADATA = frozenset({"shape", "dtype", "ndim", "size", "weak_type", "sharding"})
 # Attributes of an array that are Python values fixed at trace time.
@@ -113,12 +109,13 @@ class PrintInTraced(Rule):
                 "per call (a compile marker?); use jax.debug.print to print on every call"
             )
         if traced:
-            fix = debug_print_edit(
+            request = PrintToDebugPrint(
                 node,
                 context.verify_target(),
                 printed.queries(),
                 ordered=self.runs_with_other_prints(node),
             )
+            fix = context.rewrite(request)
         else:
             fix = Refusal(STATIC_ONLY)
         self.report(node, message, fix=fix, severity=None if traced else "info")

@@ -5,14 +5,11 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.unit_summary import UnitSummary
-from jaxlint.engine.edits import Edit, Refusal
+from jaxlint.engine.requests import FStringToTemplate
 from jaxlint.engine.rule import Rule
 from jaxlint.rules.jax201_print_in_traced import PrintedValues
-from jaxlint.rules.jax201_print_rewrite import template_arguments
 
 DEBUG_PRINT = "jax.debug.print"
-# keywords of jax.debug.print itself, kept as they are by the fix
-OWN_KEYWORDS = frozenset({"ordered", "partitioned"})
 
 
 class FstringInDebugPrint(Rule):
@@ -48,24 +45,7 @@ class FstringInDebugPrint(Rule):
             f"`{shown}` is a tracer then, so every call prints the tracer's text (and a format "
             f"spec such as `:.3f` raises TypeError); pass a template and the values "
             f'(`jax.debug.print("{{{_name(fields[0])}}}", {_name(fields[0])}={shown})`)',
-            fix=self._fix(node, first.value, printed),
-        )
-
-    def _fix(
-        self, call: cst.Call, text: cst.BaseExpression, printed: PrintedValues
-    ) -> Edit | Refusal:
-        rest = call.args[1:]
-        if any(a.keyword is None or a.keyword.value not in OWN_KEYWORDS for a in rest):
-            return Refusal(
-                "jax.debug.print also gets other arguments, which the f-string's own braces "
-                "would mix with: rewrite the template by hand"
-            )
-        arguments = template_arguments(text, printed.queries())
-        if isinstance(arguments, Refusal):
-            return arguments
-        return Edit(
-            replacements={call: call.with_changes(args=[*arguments, *rest])},
-            description="f-string → jax.debug.print template with the values as arguments",
+            fix=context.rewrite(FStringToTemplate(node, first.value, printed.queries())),
         )
 
 

@@ -7,8 +7,8 @@ import libcst as cst
 from jaxlint.analysis.jax_api import FILTERING_JITS, REFERENCE_SEMANTICS_APIS
 from jaxlint.analysis.scope import may_be_pytree
 from jaxlint.analysis.unit_summary import UnitSummary
+from jaxlint.engine.requests import MethodToHelper
 from jaxlint.engine.rule import Rule
-from jaxlint.rules.jax301_method_rewrite import helper_edit
 
 
 class JitOnMethod(Rule):
@@ -43,5 +43,5 @@ class JitOnMethod(Rule):
                 f"`{class_name}` {kind}) is not a JAX type, so every call raises TypeError; "
                 "jit a module-level helper that takes the attributes the method reads, or "
                 "register the class as a pytree",
-                fix=helper_edit(node, root, self.context),
+                fix=self.context.rewrite(MethodToHelper(node, root)),
             )

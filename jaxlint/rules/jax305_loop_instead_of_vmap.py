@@ -8,16 +8,15 @@ import libcst as cst
 
 from jaxlint.analysis.ast_walk import walk_ast
 from jaxlint.analysis.cst_text import code_of
-from jaxlint.analysis.cst_walk import subtree
 from jaxlint.analysis.jax_api import JIT_APIS, is_array_api
 from jaxlint.analysis.names import calls_under, dotted_ast
 from jaxlint.analysis.scope import ClassInfo, FunctionInfo, ModuleIndex, imports_in
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
-from jaxlint.engine.edits import Edit, ImportSpec, Refusal
+from jaxlint.engine.edits import Refusal
+from jaxlint.engine.requests import ComprehensionToVmap
 from jaxlint.engine.rule import Rule
-from jaxlint.rules._codegen import JaxSpelling
-from jaxlint.rules.jax101_map_rewrite import STACKERS, stacked_comprehension
+from jaxlint.rules._comprehensions import STACKERS, stacked_comprehension
 
 STACKER_NAMES = frozenset(q.rsplit(".", 1)[1] for q in STACKERS)
 WORK_PREFIXES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.random.")
@@ -84,7 +83,7 @@ class LoopInsteadOfVmap(Rule):
             f"{code_of(comprehension.elt)})({code_of(rows)})`",
             fix=Refusal("the list is built in another statement: compute it with jax.vmap there")
             if built_before
-            else self._fix(node, comprehension),
+            else self.context.rewrite(ComprehensionToVmap(node, comprehension)),
         )
 
     def _stacked_list(self, call: cst.Call) -> cst.ListComp | None:
@@ -171,35 +170,6 @@ class LoopInsteadOfVmap(Rule):
         if method is not None and any(r.api in JIT_APIS for r in method.roots):
             return code_of(func)
         return None
-
-    def _fix(self, call: cst.Call, comprehension: cst.ListComp) -> Edit | Refusal:
-        loop = comprehension.for_in
-        if loop.inner_for_in is not None or loop.ifs or loop.asynchronous is not None:
-            return Refusal("only one `for` without `if` becomes jax.vmap")
-        if not isinstance(loop.target, cst.Name):
-            return Refusal("only `for v in x` becomes jax.vmap (unpack inside the function)")
-        if any(isinstance(n, cst.NamedExpr) for n in subtree(comprehension.elt)):
-            return Refusal("`:=` in the comprehension")
-        spelling = JaxSpelling.of(self.context)
-        source = cst.Module(body=[]).code_for_node  # the whole text (code_of shortens)
-        iterable = source(loop.iter)
-        vmapped = (
-            f"{spelling.jax}.vmap(lambda {loop.target.value}: ({source(comprehension.elt)}))"
-            f"({iterable})"
-        )
-        # no rows: the stacker of an empty list (`jnp.array([])` is float32 (0,) whatever a row
-        # is; `jnp.stack([])` raises), as the comprehension gives it; the row count is static
-        empty = call.with_changes(
-            args=[call.args[0].with_changes(value=cst.List([])), *call.args[1:]]
-        )
-        replacement = cst.parse_expression(f"({vmapped} if len({iterable}) else {source(empty)})")
-        return Edit(
-            replacements={call: replacement},
-            description="stacked per-row calls → jax.vmap (one batched call)",
-            imports=(ImportSpec("jax"),) if spelling.jax == "jax" else (),
-            verify_target=self.context.verify_target(),
-            judge_run_time=True,
-        )
 
 
 def _comprehension_names(index: ModuleIndex) -> frozenset[str]:

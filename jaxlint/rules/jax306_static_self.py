@@ -11,8 +11,8 @@ from jaxlint.analysis.jax_api import FILTERING_JITS, REFERENCE_SEMANTICS_APIS
 from jaxlint.analysis.names import dotted_ast
 from jaxlint.analysis.scope import ClassInfo, FunctionInfo
 from jaxlint.analysis.unit_summary import UnitSummary
+from jaxlint.engine.requests import MethodToHelper
 from jaxlint.engine.rule import Rule
-from jaxlint.rules.jax301_method_rewrite import helper_edit
 
 DATACLASSES = frozenset({"dataclasses.dataclass", "chex.dataclass"})
 # host callbacks: the function they are given runs on the host at every call, not in the trace
@@ -53,7 +53,7 @@ class StaticSelf(Rule):
                 node.decorators[position],
                 f"`{receiver}` is static in the jit of `{name}.{info.name}`, but {problem}; "
                 "jit a module-level helper that takes the attributes the method reads instead",
-                fix=helper_edit(node, root, self.context),
+                fix=self.context.rewrite(MethodToHelper(node, root)),
             )
 
 

@@ -22,17 +22,14 @@ from __future__ import annotations
 import ast
 import re
 import string
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import libcst as cst
 
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal
+from jaxlint.engine.requests import Builtin, ValueQueries
+from jaxlint.rules._printed_text import STATIC_ONLY, is_text, makes_text, string_value
 
-STATIC_ONLY = (
-    "prints only static values: runs once per trace; left as is "
-    "(use jax.debug.print to print on every call)"
-)
 # jax.debug.print's own keyword parameters: a value of that name is passed positionally.
 DEBUG_PRINT_PARAMETERS = frozenset(
     {"fmt", "ordered", "partitioned", "skip_format_check", "_use_logging"}
@@ -44,21 +41,9 @@ PERCENT_SPEC = re.compile(
     re.DOTALL,
 )
 FLOAT_TYPES = frozenset("eEfFgG")
-Builtin = Callable[[cst.BaseExpression], "str | None"]
+# keywords of jax.debug.print itself, kept as they are by the fix
+OWN_KEYWORDS = frozenset({"ordered", "partitioned"})
 TEXT_CONVERSIONS = {"str": "s", "repr": "r", "ascii": "a"}
-
-
-@dataclass(frozen=True)
-class ValueQueries:
-    """What the rewrite asks the value analysis about an expression of the print."""
-
-    traced: Callable[[cst.BaseExpression], bool]  # holds a tracer
-    array: Callable[[cst.BaseExpression], bool]  # a traced array (not a tuple or other pytree)
-    # a parameter of the function: a Python number run eagerly, an array once jit made it one
-    parameter: Callable[[cst.BaseExpression], bool]
-    mentions_traced: Callable[[cst.BaseExpression], bool]  # its value or text may come from one
-    builtin: Builtin  # `str` when the callee is builtins.str
-    text: Callable[[cst.BaseExpression], bool]  # may hold a str built in the function from values
 
 
 @dataclass(frozen=True)
@@ -99,7 +84,7 @@ def debug_print_edit(
             positional.append(argument.value)
             continue
         name = argument.keyword.value
-        literal = _string_value(argument.value)
+        literal = string_value(argument.value)
         none = _is_none(argument.value)
         if name == "sep" and (literal is not None or none):
             separator = " " if none else literal  # type: ignore[assignment]
@@ -147,6 +132,23 @@ def debug_print_edit(
     )
 
 
+def template_edit(call: cst.Call, text: cst.BaseExpression, values: ValueQueries) -> Edit | Refusal:
+    """JAX206's rewrite: `jax.debug.print(f"...")` → a template and the values as arguments."""
+    rest = call.args[1:]
+    if any(a.keyword is None or a.keyword.value not in OWN_KEYWORDS for a in rest):
+        return Refusal(
+            "jax.debug.print also gets other arguments, which the f-string's own braces "
+            "would mix with: rewrite the template by hand"
+        )
+    arguments = template_arguments(text, values)
+    if isinstance(arguments, Refusal):
+        return arguments
+    return Edit(
+        replacements={call: call.with_changes(args=[*arguments, *rest])},
+        description="f-string → jax.debug.print template with the values as arguments",
+    )
+
+
 def template_arguments(text: cst.BaseExpression, values: ValueQueries) -> list[cst.Arg] | Refusal:
     """jax.debug.print's template and arguments printing what the text expression `text` (an
     f-string, `"..." % x`, `"...".format(x)`) would make from values (JAX206)."""
@@ -168,7 +170,7 @@ def template_arguments(text: cst.BaseExpression, values: ValueQueries) -> list[c
 
 def _pieces(value: cst.BaseExpression, values: ValueQueries) -> list[_Piece] | Refusal:
     """The text `str(value)` is, split into literal text and values (fields or static text)."""
-    literal = _string_value(value)
+    literal = string_value(value)
     if literal is not None:
         return [_Text(literal)]
     static = not values.mentions_traced(value)
@@ -198,7 +200,7 @@ def _text_pieces(value: cst.BaseExpression, values: ValueQueries) -> list[_Piece
         return right if isinstance(right, Refusal) else left + right
     if isinstance(value, cst.BinaryOperation):
         if isinstance(value.operator, cst.Add) and makes_text(value, values.builtin):
-            if not (_is_text(value.left, values.builtin) and _is_text(value.right, values.builtin)):
+            if not (is_text(value.left, values.builtin) and is_text(value.right, values.builtin)):
                 return _formats_tracer(value)  # `str(x) + n`: is `n` a str? (else a TypeError)
             left = _pieces(value.left, values)
             if isinstance(left, Refusal):
@@ -207,7 +209,7 @@ def _text_pieces(value: cst.BaseExpression, values: ValueQueries) -> list[_Piece
             if isinstance(right, Refusal):
                 return right
             return left + right
-        template = _string_value(value.left)
+        template = string_value(value.left)
         if isinstance(value.operator, cst.Modulo) and template is not None:
             return _percent_pieces(template, value.right, values)
     if isinstance(value, cst.Call) and makes_text(value, values.builtin):
@@ -229,14 +231,14 @@ def _call_pieces(call: cst.Call, values: ValueQueries) -> list[_Piece] | Refusal
         if name == "str":  # str() of text is that text
             return _pieces(inner, values)
     if name == "format" and not keywords and len(positional) in (1, 2):
-        spec = _string_value(positional[1]) if len(positional) == 2 else ""
+        spec = string_value(positional[1]) if len(positional) == 2 else ""
         if spec is not None and values.traced(positional[0]):
             if "{" in spec or "}" in spec:
                 return Refusal("a format spec with braces cannot be a jax.debug.print field")
             return [_Value(positional[0], "", spec)]
     func = call.func
     if isinstance(func, cst.Attribute) and func.attr.value == "format":
-        template = _string_value(func.value)  # makes_text: a literal
+        template = string_value(func.value)  # makes_text: a literal
         if template is not None:
             return _format_method_pieces(template, positional, keywords, values)
     return _formats_tracer(call)
@@ -432,34 +434,6 @@ def _field_pieces(
     return _formats_tracer(expression)
 
 
-def makes_text(expression: cst.BaseExpression, builtin: Builtin) -> bool:
-    """Does this build a str from values: an f-string, `"%s" % x`, `str(x)`, `"".join(...)`..."""
-    if isinstance(expression, cst.FormattedString):
-        return "b" not in expression.prefix.lower()
-    if isinstance(expression, cst.ConcatenatedString):
-        return makes_text(expression.left, builtin) or makes_text(expression.right, builtin)
-    if isinstance(expression, cst.BinaryOperation):
-        if isinstance(expression.operator, cst.Modulo):
-            return _string_value(expression.left) is not None
-        if isinstance(expression.operator, cst.Add):
-            return _is_text(expression.left, builtin) or _is_text(expression.right, builtin)
-        return False
-    if isinstance(expression, cst.Call):
-        if builtin(expression.func) in ("str", "repr", "ascii", "format"):
-            return True
-        func = expression.func
-        return (
-            isinstance(func, cst.Attribute)
-            and func.attr.value in ("format", "join")
-            and _string_value(func.value) is not None
-        )
-    return False
-
-
-def _is_text(expression: cst.BaseExpression, builtin: Builtin) -> bool:
-    return _string_value(expression) is not None or makes_text(expression, builtin)
-
-
 def _formats_tracer(expression: cst.BaseExpression) -> Refusal:
     return Refusal(
         f"`{_short_code(expression)}` makes text from a traced value at trace time (it would "
@@ -586,13 +560,6 @@ def _keyword(name: str, value: cst.BaseExpression | None = None) -> cst.Arg:
             whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
         ),
     )
-
-
-def _string_value(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
-    return None
 
 
 def _is_none(node: cst.BaseExpression) -> bool:

@@ -23,34 +23,20 @@ from dataclasses import replace
 
 import libcst as cst
 
-from jaxlint.analysis.cst_walk import walk
+from jaxlint.analysis.cst_walk import subtree, walk
 from jaxlint.analysis.values import Kind
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal
 from jaxlint.engine.rule import UnitContext
-from jaxlint.rules._codegen import JaxSpelling, fresh_name, names_in
-from jaxlint.rules._loop_forms import PER_ROW_EFFECTS
-from jaxlint.rules.jax101_scan_rewrite import (
+from jaxlint.rewrites.loop_forms import PER_ROW_EFFECTS
+from jaxlint.rewrites.loop_scan import (
     IndexUses,
     ReplaceIndexed,
     leading_length_of,
     static_index_use,
     unproven_array_refusal,
 )
-
-STACKERS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.stack"})
-
-
-def stacked_comprehension(call: cst.Call, context: UnitContext) -> cst.ListComp | None:
-    """The list comprehension `call` stacks (`jnp.stack([...])`), if it is one."""
-    if (
-        len(call.args) == 1
-        and not call.args[0].keyword
-        and not call.args[0].star
-        and isinstance(call.args[0].value, cst.ListComp)
-        and context.resolve(call.func) in STACKERS
-    ):
-        return call.args[0].value
-    return None
+from jaxlint.rules._codegen import JaxSpelling, fresh_name, names_in
+from jaxlint.rules._comprehensions import STACKERS, UNSTACKED
 
 
 def map_edit(call: cst.Call, comprehension: cst.ListComp, context: UnitContext) -> Edit | Refusal:
@@ -74,19 +60,6 @@ def map_edit(call: cst.Call, comprehension: cst.ListComp, context: UnitContext) 
         f"{loop.iter.value})"
     )
     return _edit(call, replacement, "stacked comprehension → jax.lax.map", spelling, context)
-
-
-def bound_comprehension(
-    assign: cst.Assign,
-) -> tuple[str, cst.ListComp] | None:
-    """`(name, comprehension)` of `name = [... for ...]`, if `assign` is one."""
-    if (
-        len(assign.targets) == 1
-        and isinstance(assign.targets[0].target, cst.Name)
-        and isinstance(assign.value, cst.ListComp)
-    ):
-        return assign.targets[0].target.value, assign.value
-    return None
 
 
 def bound_map_edit(name: str, comprehension: cst.ListComp, context: UnitContext) -> Edit | Refusal:
@@ -161,12 +134,6 @@ def bound_map_edit(name: str, comprehension: cst.ListComp, context: UnitContext)
         spelling,
         context,
     )
-
-
-UNSTACKED = Refusal(
-    "the list is used as a list (not only stacked by jnp.stack/jnp.array), so it has no "
-    "lax.map form; compute the rows as one array (jax.vmap) where the code allows"
-)
 
 
 def _range_stop(iterable: cst.BaseExpression, context: UnitContext) -> str | None:
@@ -351,3 +318,32 @@ class _WalrusFinder(cst.CSTVisitor):
 
     def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
         self.found = True
+
+
+def vmap_edit(call: cst.Call, comprehension: cst.ListComp, context: UnitContext) -> Edit | Refusal:
+    """JAX305's rewrite: `jnp.stack([f(v) for v in x])` → `jax.vmap(lambda v: f(v))(x)`."""
+    loop = comprehension.for_in
+    if loop.inner_for_in is not None or loop.ifs or loop.asynchronous is not None:
+        return Refusal("only one `for` without `if` becomes jax.vmap")
+    if not isinstance(loop.target, cst.Name):
+        return Refusal("only `for v in x` becomes jax.vmap (unpack inside the function)")
+    if any(isinstance(n, cst.NamedExpr) for n in subtree(comprehension.elt)):
+        return Refusal("`:=` in the comprehension")
+    spelling = JaxSpelling.of(context)
+    source = cst.Module(body=[]).code_for_node  # the whole text (code_of shortens)
+    iterable = source(loop.iter)
+    vmapped = (
+        f"{spelling.jax}.vmap(lambda {loop.target.value}: ({source(comprehension.elt)}))"
+        f"({iterable})"
+    )
+    # no rows: the stacker of an empty list (`jnp.array([])` is float32 (0,) whatever a row
+    # is; `jnp.stack([])` raises), as the comprehension gives it; the row count is static
+    empty = call.with_changes(args=[call.args[0].with_changes(value=cst.List([])), *call.args[1:]])
+    replacement = cst.parse_expression(f"({vmapped} if len({iterable}) else {source(empty)})")
+    return Edit(
+        replacements={call: replacement},
+        description="stacked per-row calls → jax.vmap (one batched call)",
+        imports=(ImportSpec("jax"),) if spelling.jax == "jax" else (),
+        verify_target=context.verify_target(),
+        judge_run_time=True,
+    )

@@ -85,24 +85,6 @@ def static_argname_edit(param: str, context: UnitContext) -> Edit | Refusal | No
     )
 
 
-STATIC_PROJECTIONS = frozenset({"shape", "ndim", "dtype", "size"})
-
-
-def traced_params(culprit: cst.BaseExpression, params: tuple[str, ...]) -> list[str]:
-    """The parameters a traced expression reads other than through a static projection
-    (`n` of `n - x.shape[0]`)."""
-    found: set[str] = set()
-    stack: list[cst.CSTNode] = [culprit]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Attribute) and node.attr.value in STATIC_PROJECTIONS:
-            continue
-        if isinstance(node, cst.Name) and node.value in params:
-            found.add(node.value)
-        stack.extend(node.children)
-    return sorted(found)
-
-
 def _jit_decorator(function: cst.FunctionDef, context: UnitContext) -> cst.Decorator | None:
     """`@jax.jit` or `@partial(jax.jit, ...)`, when it is the function's only jit."""
     found = []

@@ -17,22 +17,14 @@ import libcst as cst
 
 from jaxlint.engine.edits import Edit, Refusal
 from jaxlint.engine.rule import UnitContext
-
-WHERE_REDUCTIONS = frozenset({"sum", "mean", "prod", "any", "all", "std", "var"})
-EXTREMA = frozenset({"max", "min", "amax", "amin"})
-
-
-def reduced_selection(call: cst.Call, context: UnitContext) -> cst.Subscript | None:
-    """The subscript `x[m]` that `call` reduces as a whole: `x[m].sum()` or `jnp.sum(x[m])`."""
-    name, selection = _reduction(call, context)
-    return selection if name in WHERE_REDUCTIONS | EXTREMA else None
+from jaxlint.rules.jax105_value_dependent_shape import EXTREMA, reduction_of
 
 
 def masked_reduction_edit(
     call: cst.Call, selection: cst.Subscript, context: UnitContext
 ) -> Edit | Refusal:
     """`x[m].sum()` / `jnp.sum(x[m])` → `x.sum(where=m)`, or why not."""
-    name, _ = _reduction(call, context)
+    name, _ = reduction_of(call, context)
     if name in EXTREMA:
         return Refusal(
             f"an empty selection makes `{name}` raise, while `x.{name}(where=m, initial=v)` "
@@ -52,22 +44,3 @@ def masked_reduction_edit(
         imports=(),
         verify_target=context.verify_target(),
     )
-
-
-def _reduction(call: cst.Call, context: UnitContext) -> tuple[str | None, cst.Subscript | None]:
-    """(`sum`, `x[m]`) for `x[m].sum()` and `jnp.sum(x[m])` with no other argument."""
-    if call.args and not (
-        len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star
-    ):
-        return None, None
-    func = call.func
-    if isinstance(func, cst.Attribute) and not call.args:
-        if isinstance(func.value, cst.Subscript) and context.resolve(func) is None:
-            return func.attr.value, func.value
-        return None, None
-    qualified = context.resolve(func) or ""
-    if qualified.startswith("jax.numpy.") and call.args:
-        argument = call.args[0].value
-        if isinstance(argument, cst.Subscript):
-            return qualified.removeprefix("jax.numpy."), argument
-    return None, None

@@ -22,8 +22,7 @@ from jaxlint.analysis.values import Kind
 from jaxlint.engine.backend import detected_backend
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal, Replacement
 from jaxlint.engine.rule import UnitContext
-from jaxlint.rules._codegen import JaxSpelling, fresh_name, int_literal, names_in
-from jaxlint.rules._loop_flow import (
+from jaxlint.rewrites.loop_flow import (
     ADDING_METHODS,
     STEP_AUGMENTED,
     STEP_OPERATORS,
@@ -38,19 +37,20 @@ from jaxlint.rules._loop_flow import (
     single_assignment,
     stores,
 )
-from jaxlint.rules._loop_forms import (
+from jaxlint.rewrites.loop_forms import (
     Counter,
     StepModel,
     accelerator_forms,
     vectorized_statements,
 )
-from jaxlint.rules.jax101_slot_lists import slot_assembly, slot_writes
+from jaxlint.rewrites.slot_lists import slot_assembly, slot_writes
+from jaxlint.rules._codegen import JaxSpelling, fresh_name, int_literal, names_in
+from jaxlint.rules._comprehensions import STACKERS
 
 UNSUPPORTED_SHAPE = (
     "only loops over `range(...)`, an array, `enumerate(x)`, `reversed(x)` and `zip(x, y)` are "
     "rewritten"
 )
-STACKERS = ("jax.numpy.array", "jax.numpy.asarray", "jax.numpy.stack")
 MAX_TYPE_STEPS = 3  # abstract steps of the body that type the carries (see `_start_casts`)
 
 
@@ -70,7 +70,7 @@ class _Loop:
 
 @dataclass(frozen=True)
 class FastForms:
-    """Ask `_generate` for the loop without a scan (`_loop_forms`): the carries read after the
+    """Ask `_generate` for the loop without a scan (`loop_forms`): the carries read after the
     loop, and whether forms that win only on accelerators may be chosen."""
 
     needed_after: frozenset[str]
@@ -89,6 +89,7 @@ class _Counter:
     start: str = "0"
     step: int = 1
     length: str | None = None
+    steps: str | None = None  # the values as a Python `range` (the loop's, as code)
 
 
 def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
@@ -358,7 +359,9 @@ def _loop_shape(loop: cst.For, reads: list[cst.CSTNode], context: UnitContext) -
         return shape
     # any other index arithmetic, start or step: carry the index and index the arrays with it
     start_code = code(arguments[0]) if len(arguments) >= 2 else "0"
-    shape.counter = _Counter(index, start_code, step, length=_trip_count(iterable, context))
+    shape.counter = _Counter(
+        index, start_code, step, length=_trip_count(iterable, context), steps=code(iterable)
+    )
     shape.rows = []
     return shape
 
@@ -381,7 +384,11 @@ def _reversed_range(
     if not isinstance(stop, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer)):
         stop_code = f"({stop_code})"
     shape.counter = _Counter(
-        loop.target.value, f"{stop_code} - 1", -1, length=_trip_count(iterable, context)
+        loop.target.value,
+        f"{stop_code} - 1",
+        -1,
+        length=_trip_count(iterable, context),
+        steps=f"{code(iterable)}[::-1]",
     )
     return shape
 
@@ -1027,7 +1034,7 @@ def _fast_form(
     prepended: set[str],
     assemblies: list[cst.BaseStatement],
 ) -> tuple[list[cst.BaseStatement], str] | None:
-    """The loop without a scan where its dataflow allows (`_loop_forms`), and its form."""
+    """The loop without a scan where its dataflow allows (`loop_forms`), and its form."""
     counter = None
     if shape.counter is not None:
         length = shape.counter.length
@@ -1046,7 +1053,7 @@ def _fast_form(
             steps = tuple(f"{abs(step)} * {values}" for values in steps)
         if start != "0" or step < 0:
             steps = tuple(f"{start} {'+' if step > 0 else '-'} {values}" for values in steps)
-        counter = Counter(shape.counter.name, *steps)
+        counter = Counter(shape.counter.name, *steps, steps=shape.counter.steps)
     model = StepModel(
         statements=statements,
         carries=carries,

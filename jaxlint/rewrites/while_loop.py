@@ -32,8 +32,7 @@ from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.values import Kind
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal
 from jaxlint.engine.rule import UnitContext
-from jaxlint.rules._codegen import JaxSpelling, fresh_name, names_in
-from jaxlint.rules._loop_flow import (
+from jaxlint.rewrites.loop_flow import (
     CarryReads,
     LoopFlow,
     UpdateFinder,
@@ -43,7 +42,8 @@ from jaxlint.rules._loop_flow import (
     path_to,
     stores,
 )
-from jaxlint.rules.jax102_where_rewrite import branch_problem
+from jaxlint.rewrites.where import branch_problem
+from jaxlint.rules._codegen import JaxSpelling, fresh_name, names_in
 
 LOGICAL = {cst.And: "logical_and", cst.Or: "logical_or"}
 MAX_TYPE_STEPS = 3  # abstract steps of the body that type the carries (see `_widened`)

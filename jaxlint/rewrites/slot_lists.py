@@ -26,8 +26,8 @@ import libcst as cst
 
 from jaxlint.engine.edits import Refusal
 from jaxlint.engine.rule import UnitContext
+from jaxlint.rewrites.loop_flow import single_assignment, stores
 from jaxlint.rules._codegen import int_literal, names_in
-from jaxlint.rules._loop_flow import single_assignment, stores
 
 _CODE = cst.Module(body=[]).code_for_node
 

@@ -1,0 +1,44 @@
+"""Comprehensions that build arrays: the stacked ones (`jnp.stack([... for ...])`) and the
+bound ones (`rows = [... for ...]`), as JAX101 and JAX305 detect them and the comprehension
+rewrite (jaxlint.rewrites.comprehension_map) receives them."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.engine.edits import Refusal
+from jaxlint.engine.rule import UnitContext
+
+STACKERS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.stack"})
+
+
+def stacked_comprehension(call: cst.Call, context: UnitContext) -> cst.ListComp | None:
+    """The list comprehension `call` stacks (`jnp.stack([...])`), if it is one."""
+    if (
+        len(call.args) == 1
+        and not call.args[0].keyword
+        and not call.args[0].star
+        and isinstance(call.args[0].value, cst.ListComp)
+        and context.resolve(call.func) in STACKERS
+    ):
+        return call.args[0].value
+    return None
+
+
+def bound_comprehension(
+    assign: cst.Assign,
+) -> tuple[str, cst.ListComp] | None:
+    """`(name, comprehension)` of `name = [... for ...]`, if `assign` is one."""
+    if (
+        len(assign.targets) == 1
+        and isinstance(assign.targets[0].target, cst.Name)
+        and isinstance(assign.value, cst.ListComp)
+    ):
+        return assign.targets[0].target.value, assign.value
+    return None
+
+
+UNSTACKED = Refusal(
+    "the list is used as a list (not only stacked by jnp.stack/jnp.array), so it has no "
+    "lax.map form; compute the rows as one array (jax.vmap) where the code allows"
+)
