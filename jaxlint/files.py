@@ -299,16 +299,21 @@ def _problem(path: str, message: str, config: Config) -> FileOutcome:
 
 
 @contextlib.contextmanager
-def _verification(options: LintOptions, progress: Progress | None) -> Iterator[Any]:
-    """Within: in a `--fix` run, every `verify()` shares one session (one child, one JAX
-    import, results kept); yields that session, or None when nothing is verified."""
+def _verification(options: LintOptions, progress: Progress | None, jobs: int) -> Iterator[Any]:
+    """Within: in a `--fix` run, every `verify()` shares one session (a child per job up to
+    MAX_CHILDREN, JAX imported once in each, results kept); yields that session, or None when
+    nothing is verified."""
     if not options.fix:
         yield None
         return
     from jaxlint.verify import shared_session
+    from jaxlint.verify.runner import MAX_CHILDREN
 
     listener = progress.verification_done if progress is not None else None
-    with shared_session(cache_root=options.cache_root, listener=listener) as session:
+    children = min(jobs, MAX_CHILDREN)
+    with shared_session(
+        cache_root=options.cache_root, listener=listener, children=children
+    ) as session:
         yield session
 
 
@@ -332,7 +337,7 @@ def lint_paths(
 ) -> list[FileOutcome]:
     """Lint files, in a process pool when `jobs` > 1; outcomes come back in the order of `paths`.
     Verification stays in this process: workers send their requests to its one session."""
-    with _verification(options, progress) as session:
+    with _verification(options, progress, jobs) as session:
         if jobs <= 1 or len(paths) <= 1:
             return _lint_each(paths, config, options, progress)
         with contextlib.ExitStack() as stack:

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -738,6 +739,32 @@ def test_timeouts_and_crashes_restart_the_child() -> None:
     assert [r.status for r in done] == ["unverifiable", "timeout", "verified"], done
     assert done[0].reason.startswith("verification child exited unexpectedly (code 3)")
     assert done[1].reason == "verification exceeded the 4 s time limit"
+
+
+@needs_jax
+def test_a_session_verifies_concurrent_requests_in_children_of_their_own() -> None:
+    """Two threads asking at once (the pool's workers, through `remote`): with two children
+    the second request runs beside the first instead of waiting for it, and both children
+    are kept for the next requests; with one child, the second waits and reuses it."""
+    import threading
+
+    from jaxlint.verify.runner import VerificationSession
+
+    napping = "\n    import time\n\n    time.sleep(3)  # at import: holds its child 3 s\n" + QUICK
+    for children, kept in ((2, 2), (1, 1)):
+        with VerificationSession(children=children) as session:
+            done: list = []
+
+            def ask(name: str, source: str, session=session, done=done) -> None:
+                done.extend(session.verify([request(name, source, source, "double", "JAX201")]))
+
+            first = threading.Thread(target=ask, args=("slow", napping))
+            first.start()
+            time.sleep(1)  # the first request holds its child (JAX starts, then 3 s at import)
+            ask("quick", QUICK)
+            first.join()
+            assert sorted(r.status for r in done) == ["verified", "verified"], done
+            assert len(session._idle) == kept
 
 
 def test_jax_missing(tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
 """Verification for a process pool: the workers send their requests to one session in the parent.
 
-So a parallel `--fix` run still imports JAX once, verifies identical functions once (the
-parent's result cache sees every request) and shows every result on the parent's progress line.
+So a parallel `--fix` run imports JAX once per verification child (not once per worker), keeps
+one result cache (the parent's sees every request) and shows every result on the parent's
+progress line.
 
 Each worker gets a channel of its own that needs no listen backlog: it makes a connected socket
 pair, keeps one end, and hands the other to the parent as a file descriptor over a datagram
@@ -50,24 +51,26 @@ def served(session: runner.VerificationSession) -> Iterator[socket.socket]:
 def _serve(
     session: runner.VerificationSession, registry: socket.socket, wake: socket.socket
 ) -> None:
-    """Take new workers' channels from `registry` and answer their requests, one at a time (the
-    session has one child), until `wake` is written."""
-    channels: list[Connection] = []
-    try:
-        while True:
-            for ready in wait([registry, wake, *channels]):
-                if ready is wake:
-                    return
-                if ready is registry:
-                    channels.extend(_received_channels(registry))
-                    continue
-                assert isinstance(ready, Connection)
-                if not _answer(session, ready):
-                    channels.remove(ready)
-                    ready.close()
-    finally:
-        for channel in channels:
-            channel.close()
+    """Take new workers' channels from `registry`, each answered by a thread of its own (the
+    session runs as many requests at once as it has children), until `wake` is written."""
+    while True:
+        for ready in wait([registry, wake]):
+            if ready is wake:
+                return
+            for channel in _received_channels(registry):
+                threading.Thread(
+                    target=_answer_all,
+                    args=(session, channel),
+                    name="jaxlint-verify-channel",
+                    daemon=True,
+                ).start()
+
+
+def _answer_all(session: runner.VerificationSession, channel: Connection) -> None:
+    """Answer the requests of one worker until it goes."""
+    with channel:
+        while _answer(session, channel):
+            pass
 
 
 def _received_channels(registry: socket.socket) -> list[Connection]:
