@@ -109,7 +109,12 @@ SPAWNER = """
 def test_no_orphans_and_no_writes_in_the_callers_folder(tmp_path: Path, monkeypatch) -> None:
     seconds = f"300.{secrets.randbelow(10**6):06}"  # names the sleeps this test starts
     monkeypatch.chdir(tmp_path)
+    # a temporary folder of its own: other test workers' children come and go in the shared one
+    private = tmp_path / "tmp"
+    private.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
     before = _verify_folders()
+    assert before == set()
     source = SPAWNER.replace("SECONDS", seconds)
     (result,) = verify([identity_request("spawn", source, "spawn", tmp_path)])
     assert result.status == "verified"
