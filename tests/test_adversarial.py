@@ -2,7 +2,8 @@
 
 `tests/adversarial/cases/*.py` are realistic JAX modules written to break naive rewrites (JAX101
 loops, JAX301 jitted methods, JAX201 prints). The suite copies them to a temporary folder, runs
-`jaxlint check --fix --output-format json --jobs 2` once over all of them, then for every case
+`jaxlint check --fix --output-format json --jobs 2` once over them (once per half of the cases:
+`TestFirstHalf`, `TestSecondHalf`, which two test workers run at once), then for every case
 runs the entries of `tests/adversarial/inputs/<case>.py` on the original module (under
 `jax.disable_jit()`: the reference semantics; prints show values, jitted methods run) and on the
 fixed module (as written), and compares: pytree structure, shapes, dtypes, values (`allclose`
@@ -58,21 +59,26 @@ CASE_NAMES = sorted(
     if not _ONLY or any(fnmatch.fnmatch(p.stem, pattern) for pattern in _ONLY)
 )
 RULES = ("JAX101", "JAX102", "JAX201", "JAX301")
+# Every other case: two halves, each with its own `jaxlint --fix` run (a class-scoped fixture),
+# so the test workers (`--dist loadscope`: a class per worker) run them side by side; names
+# group by rule (`loop_*`, `method_*`, `print_*`…), so each half has cases of every rule.
+HALVES = (CASE_NAMES[0::2], CASE_NAMES[1::2])
 
 
 # --------------------------------------------------------------------------- jaxlint run
 
 
-@pytest.fixture(scope="module")
-def fix_run():
-    """Copy the cases, run `jaxlint check --fix` once over them, return (folder, diagnostics).
+@pytest.fixture(scope="class")
+def fix_run(request):
+    """Copy the class's cases, run `jaxlint check --fix` once over them, return (folder,
+    diagnostics).
 
     The fixed copies live in a private temporary folder (kept, and its path printed, when
     JAXLINT_ADVERSARIAL_KEEP is set) so they can be inspected after a failure."""
     root = Path(tempfile.mkdtemp(prefix="jaxlint-adversarial-"))
     work = root / "cases"
     work.mkdir()
-    for case in CASE_NAMES:
+    for case in request.cls.CASES:
         shutil.copy2(CASES / f"{case}.py", work)
     proc = subprocess.run(
         [
@@ -126,10 +132,10 @@ def _fix_state(d: dict) -> str:
     return f"not applied ({fix.get('kind')})"
 
 
-def _summary(by_case: dict[str, list[dict]]) -> tuple[str, collections.Counter]:
+def _summary(cases: list[str], by_case: dict[str, list[dict]]) -> tuple[str, collections.Counter]:
     counts: collections.Counter = collections.Counter()
     lines = []
-    for case in CASE_NAMES:
+    for case in cases:
         for d in by_case.get(case, []):
             if d["code"] not in RULES:
                 continue
@@ -140,25 +146,11 @@ def _summary(by_case: dict[str, list[dict]]) -> tuple[str, collections.Counter]:
                     (d.get("fix") or {}).get("note") or d["message"]
                 )
                 lines.append(f"  {case}:{d['line']} {d['code']} {state}: {reason[:300]}")
-    head = [f"adversarial fix suite: jaxlint --fix over {len(CASE_NAMES)} cases"]
+    head = [f"adversarial fix suite: jaxlint --fix over {len(cases)} cases"]
     for rule in RULES:
         states = {s: n for (r, s), n in sorted(counts.items()) if r == rule}
         head.append(f"  {rule}: " + ", ".join(f"{s} {n}" for s, n in states.items()))
     return "\n".join(head + ["not applied:"] + lines), counts
-
-
-def test_suite_applies_fixes(fix_run, request):
-    """The run applied fixes of every rule, so the comparisons below are not vacuous."""
-    _, by_case, errors = fix_run
-    text, counts = _summary(by_case)
-    if errors:
-        text += "\ninternal errors:\n" + "\n".join(f"  {c}: {e}" for c, e in errors.items())
-    print("\n" + text)
-    request.node.add_report_section("call", "adversarial summary", text)
-    applied = sum(n for (_, s), n in counts.items() if s == "applied")
-    assert applied >= 10, text
-    for rule in RULES:
-        assert counts[rule, "applied"] > 0, f"no {rule} fix applied\n{text}"
 
 
 # --------------------------------------------------------------------------- comparison
@@ -325,8 +317,7 @@ def _short(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-@pytest.mark.parametrize("case", CASE_NAMES)
-def test_fixed_case_keeps_behaviour(case, fix_run):
+def _keeps_behaviour(case, fix_run):
     work, by_case, errors = fix_run
     assert case not in errors, f"jaxlint --fix crashed on {case}: {errors.get(case)}"
     original_path = CASES / f"{case}.py"
@@ -418,3 +409,36 @@ def test_fixed_case_keeps_behaviour(case, fix_run):
     if not compared:
         pytest.skip(f"{case}: fix touched no exercised target ({'; '.join(states)})")
     assert not problems, f"{case} ({'; '.join(states)}):\n  " + "\n  ".join(problems)
+
+
+def pytest_generate_tests(metafunc):
+    if "case" in metafunc.fixturenames and metafunc.cls is not None:
+        metafunc.parametrize("case", metafunc.cls.CASES)
+
+
+class _Half:
+    CASES: list[str]
+
+    def test_suite_applies_fixes(self, fix_run, request):
+        """The run applied fixes of every rule, so the comparisons below are not vacuous."""
+        _, by_case, errors = fix_run
+        text, counts = _summary(self.CASES, by_case)
+        if errors:
+            text += "\ninternal errors:\n" + "\n".join(f"  {c}: {e}" for c, e in errors.items())
+        print("\n" + text)
+        request.node.add_report_section("call", "adversarial summary", text)
+        applied = sum(n for (_, s), n in counts.items() if s == "applied")
+        assert applied >= 10, text
+        for rule in RULES:
+            assert counts[rule, "applied"] > 0, f"no {rule} fix applied\n{text}"
+
+    def test_fixed_case_keeps_behaviour(self, case, fix_run):
+        _keeps_behaviour(case, fix_run)
+
+
+class TestFirstHalf(_Half):
+    CASES = HALVES[0]
+
+
+class TestSecondHalf(_Half):
+    CASES = HALVES[1]
