@@ -59,6 +59,6 @@ def module_from_source(source: str, name: str, filename: str = "<source>") -> ty
 def pytest_xdist_auto_num_workers(config) -> int:
     """`-n auto`: one worker more than the cores. Tests wait on subprocesses (a JAX child's
     start, a CLI run, a timeout being reached); a third worker on the 2-core CI machine kept
-    both cores busy (194% CPU). Clean-clone `.ci/run` on that machine: 21:26 serial; 13:31
-    with three workers and the adversarial suite in two halves, 14:34 with it in one."""
+    both cores busy (194% CPU). Clean-clone `.ci/run` on that machine: 20:59 serial; 13:31 and
+    14:58 with three workers and the adversarial suite in two halves, 14:34 with it in one."""
     return (os.cpu_count() or 1) + 1
