@@ -396,3 +396,23 @@ class UpdateFinder(cst.CSTVisitor):
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if self.name in bound_by(node.target):
             self.found.append(node)
+
+
+def leading_offset(node: cst.Subscript, index: str) -> int | None:
+    """c of `x[index + c]` / `x[index - c]` / `x[index]` (0) with a literal c; else None."""
+    first = node.slice[0].slice
+    if not isinstance(first, cst.Index):
+        return None
+    value = first.value
+    if isinstance(value, cst.Name):
+        return 0 if value.value == index else None
+    if (
+        isinstance(value, cst.BinaryOperation)
+        and isinstance(value.left, cst.Name)
+        and value.left.value == index
+        and isinstance(value.operator, (cst.Add, cst.Subtract))
+        and isinstance(value.right, cst.Integer)
+    ):
+        constant = int(value.right.evaluated_value)
+        return constant if isinstance(value.operator, cst.Add) else -constant
+    return None

@@ -35,7 +35,7 @@ from typing import Literal
 
 import libcst as cst
 
-from jaxlint.rewrites.loop_flow import stores
+from jaxlint.rewrites.loop_flow import leading_offset, stores
 from jaxlint.rules._codegen import JaxSpelling, fresh_name, names_in
 
 ASSOCIATIVE = "lax.associative_scan"
@@ -243,7 +243,9 @@ class _RowReplacer(cst.CSTTransformer):
             return updated_node
         if len(updated_node.slice) != 1 or not isinstance(updated_node.slice[0].slice, cst.Index):
             return updated_node
-        offset = _offset_from(updated_node.slice[0].slice.value, self.index)
+        offset = leading_offset(updated_node, self.index)
+        if offset is None:
+            offset = _commuted_offset(updated_node.slice[0].slice.value, self.index)
         if offset is None:
             return updated_node
         key = (array.value, offset)
@@ -256,21 +258,15 @@ class _RowReplacer(cst.CSTTransformer):
         return cst.Name(self.rows[key].param)
 
 
-def _offset_from(index: cst.BaseExpression, counter: str) -> int | None:
-    """`i` → 0, `i + 2` / `2 + i` → 2, `i - 1` → -1; None for any other index."""
-    if isinstance(index, cst.Name):
-        return 0 if index.value == counter else None
-    if not isinstance(index, cst.BinaryOperation):
-        return None
-    left, right, operator = index.left, index.right, index.operator
-    if isinstance(operator, cst.Add) and _is(right, counter):
-        left, right = right, left
-    if not (_is(left, counter) and isinstance(right, cst.Integer)):
-        return None
-    if isinstance(operator, cst.Add):
-        return int(right.evaluated_value)
-    if isinstance(operator, cst.Subtract):
-        return -int(right.evaluated_value)
+def _commuted_offset(index: cst.BaseExpression, counter: str) -> int | None:
+    """c of `c + i` (`loop_flow.leading_offset` reads `i`, `i + c`, `i - c`)."""
+    if (
+        isinstance(index, cst.BinaryOperation)
+        and isinstance(index.operator, cst.Add)
+        and isinstance(index.left, cst.Integer)
+        and _is(index.right, counter)
+    ):
+        return int(index.left.evaluated_value)
     return None
 
 

@@ -33,6 +33,7 @@ from jaxlint.rewrites.loop_flow import (
     bound_by,
     carried_names,
     forbidden,
+    leading_offset,
     path_to,
     single_assignment,
     stores,
@@ -530,7 +531,7 @@ class IndexUses(cst.CSTVisitor):
         self.other_use = False
 
     def visit_Subscript(self, node: cst.Subscript) -> bool:
-        offset = _leading_offset(node, self.index)
+        offset = leading_offset(node, self.index)
         if (
             offset is not None
             and isinstance(node.value, cst.Name)
@@ -546,26 +547,6 @@ class IndexUses(cst.CSTVisitor):
     def visit_Name(self, node: cst.Name) -> None:
         if node.value == self.index:
             self.other_use = True
-
-
-def _leading_offset(node: cst.Subscript, index: str) -> int | None:
-    """c of `x[index + c]` / `x[index - c]` / `x[index]` (0) with a literal c; else None."""
-    first = node.slice[0].slice
-    if not isinstance(first, cst.Index):
-        return None
-    value = first.value
-    if isinstance(value, cst.Name):
-        return 0 if value.value == index else None
-    if (
-        isinstance(value, cst.BinaryOperation)
-        and isinstance(value.left, cst.Name)
-        and value.left.value == index
-        and isinstance(value.operator, (cst.Add, cst.Subtract))
-        and isinstance(value.right, cst.Integer)
-    ):
-        constant = int(value.right.evaluated_value)
-        return constant if isinstance(value.operator, cst.Add) else -constant
-    return None
 
 
 def _leading_index_name(node: cst.Subscript) -> str | None:
@@ -820,7 +801,7 @@ class ReplaceIndexed(cst.CSTTransformer):
     def leave_Subscript(
         self, original_node: cst.Subscript, updated_node: cst.Subscript
     ) -> cst.BaseExpression:
-        offset = _leading_offset(updated_node, self.index)
+        offset = leading_offset(updated_node, self.index)
         if offset is None or not isinstance(updated_node.value, cst.Name):
             return updated_node
         element = self.element_names.get((updated_node.value.value, offset))
