@@ -27,7 +27,7 @@ for pin in $pins; do
     name="${pin%%==*}"
     before="$(ls "$target/_dist")"
     # shellcheck disable=SC2086 # DOWNLOAD_ARGS: extra pip options, word-split on purpose
-    "$pip" download --quiet --no-deps ${DOWNLOAD_ARGS:-} -d "$target/_dist" "$pin"
+    "$pip" download --quiet --no-deps --ignore-requires-python ${DOWNLOAD_ARGS:-} -d "$target/_dist" "$pin"
     archive="$(comm -13 <(echo "$before") <(ls "$target/_dist") | head -n 1)"
     if [[ -z "$archive" ]]; then
         echo "no new archive for $pin" >&2
