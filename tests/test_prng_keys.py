@@ -207,3 +207,26 @@ def test_applied_suggestions_remove_the_reuse(path: Path) -> None:
         None,
         fixed,
     ), "fixing the fixed text changes it again"
+
+
+def test_a_key_stored_once_on_an_object_repeats_its_draws_and_an_advanced_one_does_not() -> None:
+    """jax502_stored_keys.py: `DataLoader.shuffle` (flagged) permutes alike every epoch (raw
+    `PRNGKey` arrays are invisible to the key-reuse checker, so the draws are compared);
+    `Explorer.act` and `SamplerState.perturb` (not flagged) advance their keys."""
+    path = FIXTURES / "rules" / "jax502_stored_keys.py"
+    module = _load(path)
+    loader = module.DataLoader(jnp.arange(8.0), jnp.arange(8.0), batch_size=4, seed=3)
+    loader.shuffle()
+    first = loader.x
+    loader.shuffle()
+    again = module.DataLoader(first, first, batch_size=4, seed=3)
+    again.shuffle()
+    assert jnp.array_equal(loader.x, again.x), "the same permutation every call"
+    assert jnp.array_equal(loader.noisy_batch(0), loader.noisy_batch(0))
+    explorer = module.Explorer(n_actions=100, seed=0)
+    q = jnp.zeros(100)
+    assert len({int(explorer.act(q, epsilon=1.0)) for _ in range(5)}) > 1
+    state = module._make_state(jnp.zeros(3), seed=0)
+    once = state.perturb(1.0)
+    twice = once.perturb(1.0)
+    assert not jnp.array_equal(once.position - state.position, twice.position - once.position)

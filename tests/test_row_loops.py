@@ -13,7 +13,16 @@ jax = pytest.importorskip("jax")
 np = pytest.importorskip("numpy")
 
 PATH = FIXTURES / "rules" / "jax305_row_loops.py"
-ROW_FUNCTIONS = ["norms", "softmaxes", "cumulative", "clipped", "outer_products", "row_weights"]
+ROW_FUNCTIONS = [
+    "norms",
+    "softmaxes",
+    "cumulative",
+    "clipped",
+    "outer_products",
+    "row_weights",
+    "masked_traces",
+    "agent_q_values",
+]
 
 
 @pytest.fixture(scope="module")

@@ -242,6 +242,19 @@ PYTREE_BASES = frozenset(
         "flax.nnx.Variable",
     }
 )
+# Of those, the ones whose fields are the leaves (a dataclass or tuple the library flattens field
+# by field; fields declared static are not leaves)
+DATACLASS_PYTREE_DECORATORS = frozenset(
+    {
+        "jax.tree_util.register_dataclass",
+        "flax.struct.dataclass",
+        "chex.dataclass",
+        "chex.mappable_dataclass",
+    }
+)
+DATACLASS_PYTREE_BASES = frozenset(
+    {"equinox.Module", "flax.struct.PyTreeNode", "typing.NamedTuple"}
+)
 # Class bases and decorators known not to make instances pytrees. Any other base or decorator
 # that resolves outside the module (a helper in a sibling module, an unresolvable expression) may
 # register the class or derive it from a pytree base: JAX301 does not claim a TypeError there.

@@ -36,6 +36,7 @@ from jaxlint.analysis.names import (
 from jaxlint.analysis.project_view import ask_consumer
 from jaxlint.analysis.scope import (
     FORWARDED,
+    ClassInfo,
     FunctionInfo,
     KeyConsumerSummary,
     ModuleIndex,
@@ -235,6 +236,7 @@ class _Loop:
     continues: list[_State] = field(default_factory=list)
     breaks: list[_State] = field(default_factory=list)
     closure: bool = False  # a loop primitive's body: the outer objects can never be rebound
+    leaves: bool = False  # a `tree_map` lambda: one iteration per leaf of the tree
 
 
 class KeyFlow:
@@ -255,6 +257,8 @@ class KeyFlow:
         self.parent: dict[int, tuple[int, str]] = {}  # element object → (parent, suffix)
         self._elements: dict[tuple[int, str], int] = {}
         self.items: dict[int, list[frozenset[int]]] = {}  # tuple object → its items' objects
+        # dict display object → `['w']` → what the display put there (`{"w": key, "b": key}`)
+        self.members: dict[int, dict[str, frozenset[int]]] = {}
         self.seeded: dict[int, tuple[ast.Call, _Loop]] = {}  # key made from a loop-invariant seed
         self._constant_seeds: dict[int, ast.Call | None] = {}  # see `constant_seed`
         self.reported: set[int] = set()
@@ -286,6 +290,9 @@ class KeyFlow:
             position = int(suffix[1:-1])
             if position < len(items):
                 return items[position]
+        members = self.members.get(parent)
+        if members is not None and suffix in members:
+            return members[suffix]
         made = self._elements.get((parent, suffix))
         if made is None:
             made = self.new(self.birth[parent])
@@ -305,6 +312,52 @@ class KeyFlow:
         for function in self.index.functions:
             if id(function) in findable:  # the others run when a caller asks what they consume
                 self.consumed_params(function)
+        for class_info in self.index.classes.values():
+            self._frozen_attribute_keys(class_info)
+
+    def _frozen_attribute_keys(self, class_info: ClassInfo) -> None:
+        """A key the constructor stores on the object (`self.rng = jax.random.PRNGKey(0)`)
+        that no method ever replaces: every call of a method drawing from it draws the same
+        numbers (a `shuffle()` called once per epoch applies one permutation every epoch)."""
+        imports = self.index.imports
+        stored = _stored_keys(class_info, imports)
+        if not stored:
+            return
+        rebound = _attributes_rebound_outside(self.index.tree, class_info, stored)
+        for method in class_info.methods.values():
+            if method.name in CONSTRUCTORS or not method.is_method:
+                continue
+            receiver = method.positional[0]
+            for node in walk_ast(method.node):
+                if not isinstance(node, ast.Call):
+                    continue
+                qualified = _public(imports.resolve(dotted_ast(node.func)) or "")
+                if not qualified.startswith(RANDOM) or qualified in NOT_CONSUMING:
+                    continue
+                key = node.args[0] if node.args else None
+                key = next((k.value for k in node.keywords if k.arg == "key"), key)
+                if not (
+                    isinstance(key, ast.Attribute)
+                    and isinstance(key.value, ast.Name)
+                    and key.value.id == receiver
+                    and key.attr in stored
+                    and key.attr not in rebound
+                ):
+                    continue
+                if any(id(f.node) == id(node) for f in self.findings.values()):
+                    continue
+                self.add(
+                    KeyFinding(
+                        "JAX502",
+                        node,
+                        key,
+                        f"`{receiver}.{key.attr}` is made once, in "
+                        f"`{stored[key.attr]}`, and never advanced: every call of "
+                        f"`{method.name}` draws the same random numbers; split it and store "
+                        f"the new key (`{receiver}.{key.attr}, sub = jax.random.split("
+                        f"{receiver}.{key.attr})`), then draw from `sub`",
+                    )
+                )
 
     def consumed_params(self, function: FunctionInfo) -> frozenset[str]:
         """Parameters `function` consumes as keys (run once per function, findings included)."""
@@ -662,6 +715,7 @@ class _Walker:
         self.params: dict[str, int] = {}
         self.returns: list[frozenset[int]] = []
         self.finals: list[_State] = []  # states at each `return`
+        self.ends: list[_State] = []  # after `run`: the states the body can end in
         self.consumptions: list[tuple[str, int, ast.Call, ast.expr]] = []
         # every consumption, weak ones too, and the name that must be None for it to happen
         self.sites: list[tuple[int, ast.Call, str | None]] = []
@@ -691,6 +745,7 @@ class _Walker:
             state.places[name] = frozenset({self.params[name]})
         end = self.block(body, state)
         finals = self.finals + ([end] if end is not None else [])
+        self.ends = finals
         return frozenset(
             name
             for name, obj in self.params.items()
@@ -926,6 +981,13 @@ class _Walker:
         self._repeats(frame, back, state)
         self._carried_reuses(frame, back, state)
         after = self.merge([state.copy(), back], state.depth)
+        if after is not None:
+            # a key the loop leaves in a name belongs to the code after it: a later sibling
+            # loop at the same depth must see it as made outside itself (`birth` is a depth)
+            for held in after.places.values():
+                for obj in held:
+                    if self.flow.birth.get(obj, 0) >= frame.level:
+                        self.flow.birth[obj] = frame.level - 1
         if node.orelse and after is not None:
             after = self.block(node.orelse, after)
         return self.merge([after, *frame.breaks], state.depth)
@@ -1016,8 +1078,8 @@ class _Walker:
         if back is None or _runs_once(frame.node, self.sizes):
             return
         for place, obj, call, key in frame.events:
-            if self.lookup(before, place) != frozenset({obj}):
-                continue  # not the key the place held when the loop began
+            if obj not in self.lookup(before, place):
+                continue  # not a key the place held when the loop began
             carried = self.lookup(back, place)
             if len(carried) != 1:
                 continue
@@ -1025,8 +1087,10 @@ class _Walker:
             use = back.uses.get(again)
             if again == obj or again in self.flow.reported or use is None:
                 continue
-            if not use.definite or use.weak or use.node is call:
-                continue  # consumed on some paths only, or by a callee that may not consume it
+            if not use.definite or use.node is call:
+                # consumed on some paths only; a weak use (a callee that may not draw) is
+                # enough, as in straight-line code, since the loop-top consumer is known
+                continue
             via = self.imports.resolve(dotted_ast(call.func)) or self._describe(call)
             if self._test_policy_allows(use.via, via):
                 continue
@@ -1073,6 +1137,8 @@ class _Walker:
         self, call: ast.Call, key: ast.expr, place: str, frame: _Loop, obj: int
     ) -> None:
         kind = _loop_kind(frame.node)
+        if frame.leaves:
+            kind = f"`{dotted_ast(frame.node.func)}` over the tree's leaves"  # type: ignore[attr-defined]  # a tree_map call
         if self.imports.resolve(dotted_ast(call.func)) == FOLD_IN:
             place = f"jax.random.fold_in({place}, {ast.unparse(call.args[1])})"
         self.flow.reported.add(obj)
@@ -1090,6 +1156,9 @@ class _Walker:
                 + (
                     "give each iteration its own seed (`seed + i`) or split one key"
                     if seed
+                    else "give each leaf its own key (split it into one per leaf and "
+                    "`jax.tree.unflatten` them into the tree's structure)"
+                    if frame.leaves
                     else "split it (or `jax.random.fold_in` the loop index) inside the loop"
                 ),
                 loop=frame.node,
@@ -1118,6 +1187,17 @@ class _Walker:
             made = self.fresh()
             if not any(isinstance(e, ast.Starred) for e in node.elts):
                 self.flow.items[next(iter(made))] = items
+            return made
+        if isinstance(node, ast.Dict):
+            made = self.fresh()
+            members: dict[str, frozenset[int]] = {}
+            for key, value in zip(node.keys, node.values, strict=True):
+                held = self.expr(value, state)
+                if isinstance(key, ast.Constant) and isinstance(key.value, (str, int)):
+                    members[f"[{key.value!r}]"] = held
+                else:
+                    self.expr(key, state)
+            self.flow.members[next(iter(made))] = members
             return made
         if isinstance(node, ast.IfExp):
             self.expr(node.test, state)
@@ -1215,6 +1295,8 @@ class _Walker:
             self._repeat_of_seeded(node, qualified)
         if qualified in LOOP_PRIMITIVES:
             self._loop_primitive(node, qualified, state)
+        elif qualified in TREE_MAPS and node.args and isinstance(node.args[0], ast.Lambda):
+            self._leaf_lambda(node.args[0], node, state)
         if receiver_root is not None and receiver_root in state.places and not qualified:
             self.bind(state, receiver_root, self.fresh())  # a method may change its object
         if qualified in KEY_RESULTS:
@@ -1734,6 +1816,49 @@ class _Walker:
         self._repeats(frame, inner, state)
         if kind != "map":
             self._frozen_carry(walker, function, kind, frame)
+        if kind == "scan":
+            self._initial_carry(walker, function, node, state)
+
+    def _initial_carry(
+        self, walker: _Walker, function: FunctionInfo, node: ast.Call, state: _State
+    ) -> None:
+        """A `lax.scan` body that consumes (part of) its carry on every path consumes, on its
+        first step, the carry the call hands in (`lax.scan(step, (emb, key), xs)` with `step`
+        splitting `carry[1]`): a key already drawn from is reused there."""
+        params = list(function.params)
+        init = next((k.value for k in node.keywords if k.arg == "init"), None)
+        if init is None and len(node.args) > 1:
+            init = node.args[1]
+        if (
+            not params
+            or init is None
+            or not all(
+                isinstance(n, (ast.Name, ast.Attribute, ast.Tuple, ast.Load))
+                for n in walk_ast(init)
+            )
+        ):
+            return  # only names and displays: evaluating them again changes nothing
+        handed = self.expr(init, state)
+        for _, obj, _, _ in walker.consumptions:
+            path = self._path(obj, walker, params[0])
+            if path is None or not walker.ends:
+                continue
+            if not all(
+                obj in end.uses and end.uses[obj].definite and not end.uses[obj].weak
+                for end in walker.ends
+            ):
+                continue
+            argument = init
+            for suffix in path:  # `(emb, key)` and `[1]`: the display's element, or `carry[1]`
+                position = suffix[1:-1]
+                if not position.isdigit():
+                    break
+                if isinstance(argument, ast.Tuple):
+                    argument = argument.elts[int(position)]
+                else:
+                    item = ast.Subscript(argument, ast.Constant(int(position)), ast.Load())
+                    argument = ast.copy_location(item, argument)
+            self.consume(argument, self._at(handed, path), node, "jax.lax.scan", state)
 
     def _loop_lambda(self, body: ast.Lambda, node: ast.Call, state: _State) -> None:
         frame = _Loop(len(self.loops) + 1 + self._base_level(), node, closure=True)
@@ -1744,6 +1869,20 @@ class _Walker:
         inner.uses = {}
         params = [a.arg for a in body.args.args]
         for name in params:
+            inner.places[name] = walker.fresh()
+        walker.expr(body.body, inner)
+        self._repeats(frame, inner, state)
+
+    def _leaf_lambda(self, body: ast.Lambda, node: ast.Call, state: _State) -> None:
+        """`tree_map(lambda p: p + normal(key, p.shape), params)`: the lambda runs once per
+        leaf, so a key it closes over gives every leaf the same draws (JAX502); one already
+        consumed before the call is a reuse too (JAX501, reported by `consume`)."""
+        frame = _Loop(len(self.loops) + 1 + self._base_level(), node, closure=True, leaves=True)
+        walker = _Walker(self.flow, self.function, self.imports, [*self.loops, frame])
+        walker.entry = self.entry
+        walker.instances = dict(self.instances)
+        inner = state.copy()
+        for name in (a.arg for a in body.args.args):
             inner.places[name] = walker.fresh()
         walker.expr(body.body, inner)
         self._repeats(frame, inner, state)
@@ -1794,6 +1933,84 @@ class _Walker:
         for suffix in path:
             objects = frozenset().union(*(self.flow.element(o, suffix) for o in objects))
         return objects
+
+
+# methods that run once per object: a key they store is where its stream starts
+CONSTRUCTORS = frozenset({"__init__", "__post_init__", "setup"})
+# calls that copy a functional object with some fields changed (`state.replace(rng=new)`)
+COPIERS = frozenset({"replace", "_replace", "evolve", "copy"})
+
+
+def _stored_keys(class_info: ClassInfo, imports: ImportTable) -> dict[str, str]:
+    """Attributes the constructors bind to a key made on the spot (`self.rng =
+    jax.random.PRNGKey(seed)`, `self.key = jax.random.split(key)[0]`) and no other method of
+    the class binds → the constructor's name."""
+    made: dict[str, str] = {}
+    bound_elsewhere: set[str] = set()
+    for method in class_info.all_methods().values():
+        if not method.is_method:
+            continue
+        receiver = method.positional[0]
+        for node in walk_ast(method.node):
+            if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for part in walk_ast(target):
+                    if not (
+                        isinstance(part, ast.Attribute)
+                        and isinstance(part.value, ast.Name)
+                        and part.value.id == receiver
+                    ):
+                        continue
+                    value = node.value
+                    if isinstance(value, ast.Subscript):
+                        value = value.value  # `split(key)[0]`
+                    maker = (
+                        imports.resolve(dotted_ast(value.func)) or ""
+                        if isinstance(value, ast.Call)
+                        else ""
+                    )
+                    if method.name in CONSTRUCTORS and part is target and maker in KEY_RESULTS:
+                        made.setdefault(part.attr, method.name)
+                    else:
+                        bound_elsewhere.add(part.attr)
+    return {name: where for name, where in made.items() if name not in bound_elsewhere}
+
+
+def _attributes_rebound_outside(
+    tree: ast.Module, class_info: ClassInfo, names: Mapping[str, str]
+) -> set[str]:
+    """Of `names`, those code outside the class assigns (`agent.rng = new_key`), a call
+    passes by keyword (`state.replace(rng=new_rng)`, `Agent(rng=key)`) or `eqx.tree_at`
+    names: the object's key may be advanced from there (a functional pytree's copy holds the
+    new key)."""
+    found: set[str] = set()
+    inside = {id(n) for n in walk_ast(class_info.node)}
+    # `self.replace(rng=...)` in another class's methods copies an object of that class
+    other_selves = {
+        id(n)
+        for other in walk_ast(tree)
+        if isinstance(other, ast.ClassDef) and other is not class_info.node
+        for n in walk_ast(other)
+        if isinstance(n, ast.Call) and dotted_ast(n.func) in ("self.replace", "self._replace")
+    }
+    for node in walk_ast(tree):
+        if isinstance(node, ast.Call) and id(node) not in other_selves:
+            called = dotted_ast(node.func) or ""
+            last = called.rsplit(".", 1)[-1]
+            if last in COPIERS or last == class_info.node.name:
+                found.update(k.arg for k in node.keywords if k.arg in names)
+            if last in ("setattr", "tree_at"):  # any attribute may be rebound
+                found.update(names)
+        elif (
+            id(node) not in inside
+            and isinstance(node, ast.Attribute)
+            and node.attr in names
+            and isinstance(node.ctx, ast.Store)
+        ):
+            found.add(node.attr)
+    return found
 
 
 def _place(node: ast.AST) -> str | None:
@@ -2324,6 +2541,8 @@ def _loop_targets(loop: ast.AST) -> set[str]:
         targets = [loop.target]
     elif isinstance(loop, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
         targets = [g.target for g in loop.generators]
+    elif isinstance(loop, ast.Call) and loop.args and isinstance(loop.args[0], ast.Lambda):
+        return {a.arg for a in loop.args[0].args.args}  # `tree_map(lambda x: ..., tree)`
     else:
         return set()
     return {n for t in targets for n in ast_target_names(t)}

@@ -13,9 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from jaxlint.analysis.jax_api import (
+    ARRAY_ANNOTATIONS,
     CALL_THROUGH,
     CUSTOM_DERIVATIVE_WRAPPERS,
     CUSTOM_RULE_ATTRIBUTES,
+    DATACLASS_PYTREE_BASES,
+    DATACLASS_PYTREE_DECORATORS,
     EAGER_TRANSFORMS,
     FILTER_JIT_STATIC_ANNOTATIONS,
     FILTERING_JITS,
@@ -130,6 +133,42 @@ class ClassInfo:
                 found.add(statement.target.id)
         return found
 
+    def number_leaf_fields(self) -> frozenset[str]:
+        """Fields of a dataclass-like pytree (flax.struct, chex, equinox, NamedTuple,
+        `register_dataclass`), its module's bases included, that are leaves annotated as a
+        number or an array: through `jax.jit` an `n_steps: int` field is a traced int32, not a
+        Python int (`range(cfg.n_steps)` raises). Static fields are not leaves; a class that
+        flattens itself (`register_pytree_node_class`) says nothing about its fields."""
+        found: set[str] = set()
+        static: set[str] = set()
+        for class_info in self._dataclass_chain():
+            static |= class_info.static_fields
+            for statement in class_info.node.body:
+                if (
+                    isinstance(statement, ast.AnnAssign)
+                    and isinstance(statement.target, ast.Name)
+                    and _number_annotation(statement.annotation)
+                ):
+                    found.add(statement.target.id)
+        return frozenset(found - static)
+
+    def _dataclass_chain(self) -> list[ClassInfo]:
+        """The class and its module's bases, if each is a dataclass-like pytree; else []."""
+        chain: list[ClassInfo] = []
+        pending: list[ClassInfo] = [self]
+        while pending:
+            current = pending.pop()
+            if any(current is seen for seen in chain):
+                continue
+            own = any(d in DATACLASS_PYTREE_DECORATORS for d in current.decorator_names) or any(
+                b in DATACLASS_PYTREE_BASES for b in current.base_names
+            )
+            if not own and not current.local_bases:
+                return []
+            chain.append(current)
+            pending.extend(current.local_bases)
+        return chain
+
 
 @dataclass(eq=False)
 class FunctionInfo:
@@ -177,6 +216,9 @@ class FunctionInfo:
     host_constant_params: set[str] | None = None
     # "array" / "container" / "traced" (a traced caller passes its own argument)
     param_hints: dict[str, set[str]] = field(default_factory=dict)
+    # parameter → the number or array leaf fields of its dataclass-like pytree class (`cfg:
+    # Config`, the `self` of such a class's method): see ClassInfo.number_leaf_fields
+    leaf_fields: dict[str, frozenset[str]] = field(default_factory=dict)
     # the import statements in the function's own body (not in functions nested in it)
     imports: list[ast.Import | ast.ImportFrom] = field(default_factory=list)
     _import_table: ImportTable | None = field(default=None, repr=False)
@@ -460,6 +502,19 @@ def is_pytree_class(class_info: ClassInfo, seen: frozenset[int] = frozenset()) -
     )
 
 
+def pytree_mixin(
+    class_info: ClassInfo, classes: list[ClassInfo], seen: frozenset[int] = frozenset()
+) -> bool:
+    """Is the class a base that only pytree classes of the module derive from (a mixin of
+    operations, `class State(PyTreeOps)` with `@chex.dataclass`)? Its methods then run on
+    pytree instances."""
+    seen = seen | {id(class_info)}
+    derived = [c for c in classes if any(b is class_info for b in c.local_bases)]
+    return bool(derived) and all(
+        may_be_pytree(c) or (id(c) not in seen and pytree_mixin(c, classes, seen)) for c in derived
+    )
+
+
 def may_be_pytree(class_info: ClassInfo) -> bool:
     """Is the class a pytree, or may a base or decorator jaxlint cannot see into make it one?"""
     if is_pytree_class(class_info):
@@ -563,6 +618,8 @@ def build_index(
         class_info.local_bases = [
             builder.classes[b] for b in class_info.base_names if b in builder.classes
         ]
+    for function in builder.functions:
+        builder.collect_leaf_fields(function)
     builder.find_roots()
     builder.propagate()
     # what this module's own traced code calls: the marks others gave it reach no further (one
@@ -1140,6 +1197,20 @@ class _IndexBuilder:
                     for target, _, inner in self._targets(argument, scope):
                         self._mark(target, max(kind, inner or kind), TraceReason("passed", api))
 
+    def collect_leaf_fields(self, function: FunctionInfo) -> None:
+        """The leaf fields of parameters annotated with a class of the module, and of `self`."""
+        classes: dict[str, ClassInfo] = {}
+        for name, annotation in function.annotations.items():
+            class_info = self.classes.get(dotted_ast(annotation) or "")
+            if class_info is not None:
+                classes[name] = class_info
+        if function.is_method and function.class_info is not None:
+            classes[function.positional[0]] = function.class_info
+        for name, class_info in classes.items():
+            fields = class_info.number_leaf_fields()
+            if fields:
+                function.leaf_fields[name] = fields
+
     def collect_call_hints(self) -> None:
         """Evidence from call sites in the module: `f(jnp.ones(3))` → array, `f(*args)` → tuple."""
         self.module_values_cache = self.module_values()
@@ -1155,9 +1226,16 @@ class _IndexBuilder:
                 call = self._as_passed(call)
                 pairs = list(zip(positional, call.args, strict=False))
                 pairs += [(k.arg, k.value) for k in call.keywords if k.arg]
+                jitted = _jitted_by_decorator(target)
                 for name, argument in pairs:
                     if isinstance(argument, ast.Starred):
                         break
+                    if jitted and _python_number(argument) and name in target.tracer_params:
+                        # jit turns a Python bool, int or float at a traced position into a
+                        # (weakly typed) scalar tracer: `step(params, x, True)` then
+                        # `if use_bias:` raises TracerBoolConversionError
+                        target.param_hints.setdefault(name, set()).add("array")
+                        continue
                     hint = _argument_hint(argument, scope, self)
                     if hint is not None:
                         target.param_hints.setdefault(name, set()).add(hint)
@@ -1346,6 +1424,29 @@ def _argument_hint(
         if is_array_api(callee) and callee not in STRUCTURED_RESULTS:
             return "array"
     return None
+
+
+def _number_annotation(annotation: ast.expr) -> bool:
+    """`int`, `float`, `bool`, `complex`, or an array annotation (`jax.Array`, jaxtyping's
+    `Float[Array, "n"]`)."""
+    head = annotation.value if isinstance(annotation, ast.Subscript) else annotation
+    dotted = dotted_ast(head) or ""
+    return dotted in ("int", "float", "bool", "complex") or (
+        dotted.split(".")[-1] in ARRAY_ANNOTATIONS
+    )
+
+
+def _jitted_by_decorator(function: FunctionInfo) -> bool:
+    """Does every call of the function by its name go through a jit (`@jax.jit`,
+    `@partial(jax.jit, ...)`)? A `g = jax.jit(f)` leaves calls of `f` itself eager."""
+    return any(root.via == "decorator" and root.api in TRACING_JITS for root in function.roots)
+
+
+def _python_number(argument: ast.expr) -> bool:
+    """A bool, int or float literal (`-1` and `1e-3` included), which jit makes a tracer."""
+    if isinstance(argument, ast.UnaryOp) and isinstance(argument.op, (ast.USub, ast.UAdd)):
+        argument = argument.operand
+    return isinstance(argument, ast.Constant) and isinstance(argument.value, (bool, int, float))
 
 
 _SEQUENCE_BUILDERS = frozenset({"builtins.tuple", "builtins.list", "builtins.dict"})

@@ -62,6 +62,10 @@ class Tracers:
         if isinstance(node, cst.Call):
             return self._call(node)
         if isinstance(node, cst.Attribute):
+            if isinstance(
+                node.value, cst.Name
+            ) and node.attr.value in self.values.info.leaf_fields.get(node.value.value, ()):
+                return self._name(node.value)  # `cfg.n_steps`, a number leaf of a traced pytree
             return node.attr.value in {"T", "mT", "real", "imag"} and self._of(node.value)
         if isinstance(node, cst.Subscript):
             return self._of(node.value)

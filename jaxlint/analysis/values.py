@@ -828,6 +828,10 @@ class _Evaluator:
             return Kind.SHAPE
         if attribute in STATIC_ATTRIBUTES:
             return Kind.STATIC
+        if isinstance(node.value, cst.Name) and attribute in self.values.info.leaf_fields.get(
+            node.value.value, ()
+        ):
+            return Kind.ARRAY  # a number or array field of a dataclass-like pytree
         if base == Kind.ARRAY and attribute in ARRAY_ATTRIBUTES:
             return Kind.ARRAY
         return Kind.TRACED  # a field of a pytree object (arrays have no other attributes)

@@ -13,16 +13,37 @@ STACKERS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.stack"}
 
 
 def stacked_comprehension(call: cst.Call, context: UnitContext) -> cst.ListComp | None:
-    """The list comprehension `call` stacks (`jnp.stack([...])`), if it is one."""
+    """The list comprehension `call` stacks (`jnp.stack([...])`, `jnp.stack([...], axis=0)`),
+    if it is one."""
     if (
-        len(call.args) == 1
+        call.args
         and not call.args[0].keyword
         and not call.args[0].star
         and isinstance(call.args[0].value, cst.ListComp)
-        and context.resolve(call.func) in STACKERS
+        and stacks_rows(call, context)
     ):
         return call.args[0].value
     return None
+
+
+def stacks_rows(call: cst.Call, context: UnitContext) -> bool:
+    """Does `call` stack its one list along a new first axis: `jnp.array(rows)`,
+    `jnp.asarray(rows)`, `jnp.stack(rows)`, `jnp.stack(rows, 0)`, `jnp.stack(rows, axis=0)`?"""
+    qualified = context.resolve(call.func)
+    if qualified not in STACKERS:
+        return False
+    rest = call.args[1:]
+    if not rest:
+        return True
+    axis = rest[0]
+    return (
+        qualified == "jax.numpy.stack"
+        and len(rest) == 1
+        and not axis.star
+        and (axis.keyword is None or axis.keyword.value == "axis")
+        and isinstance(axis.value, cst.Integer)
+        and axis.value.evaluated_value == 0
+    )
 
 
 def bound_comprehension(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.cst_text import code_of, count_statements
-from jaxlint.analysis.cst_walk import walk
+from jaxlint.analysis.cst_walk import subtree, walk
 from jaxlint.analysis.jax_api import CONSTANT_CONSTRUCTORS
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
@@ -72,6 +72,8 @@ class PythonLoopOverArray(Rule):
             return
         if names_in(node.iter) & self.context.not_arrays_at(node):
             return
+        if _index_names_an_axis(node.body, names_in(node.target)):
+            return  # `jnp.roll(f[i], 1, axis=i)`: one pass per axis, bounded by the rank
         statements = count_statements(node.body)
         self.report(
             node,
@@ -206,3 +208,19 @@ class _TracedWork(cst.CSTVisitor):
         return self.context.resolve(func) in CONCRETIZERS and any(
             self.elements & names_in(a.value) for a in call.args
         )
+
+
+AXIS_KEYWORDS = frozenset({"axis", "axes", "dim", "dimension"})
+
+
+def _index_names_an_axis(body: cst.CSTNode, index: set[str]) -> bool:
+    """Is the loop's index handed to a call as an axis (`axis=i`)? Then the loop runs once per
+    axis of an array, a handful of passes however large the array, and cannot be a
+    `lax.scan`: the axis must be a Python int."""
+    return any(
+        isinstance(node, cst.Arg)
+        and node.keyword is not None
+        and node.keyword.value in AXIS_KEYWORDS
+        and bool(names_in(node.value) & index)
+        for node in subtree(body)
+    )

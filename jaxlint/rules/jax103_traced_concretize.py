@@ -26,13 +26,15 @@ CONVERTERS = {
 CONCRETE_METHODS = {"item": CONCRETIZATION, "tolist": CONCRETIZATION}
 SHAPED_METHODS = frozenset({"reshape", "broadcast_to"})
 AXIS_ERROR = f"{CONCRETIZATION} (or {INTEGER_CONVERSION}, depending on the function)"
+FIELD_ADVICE = (
+    "a field of a pytree dataclass is a leaf, traced under jax.jit: declare `{field}` static "
+    "(`struct.field(pytree_node=False)`, `eqx.field(static=True)`) or keep it an array"
+)
 STATIC_KEYWORDS = {"axis": AXIS_ERROR, "length": CONCRETIZATION, "num": CONCRETIZATION}
 ADVICE = (
     "make the value static (static_argnames, or compute it from shapes), or keep it an array "
     "(x.astype(...), lax.dynamic_slice, jnp.where)"
 )
-
-STATIC_PROJECTIONS = frozenset({"shape", "ndim", "dtype", "size"})
 
 
 class TracedConcretize(Rule):
@@ -145,22 +147,32 @@ class TracedConcretize(Rule):
         params = traced_params(culprit, function.params) if function is not None else []
         if len(params) == 1:  # `n`, `n - x.shape[0]`: that parameter made static
             fix = self.context.rewrite(StaticArgname(params[0]))
+        advice = ADVICE
+        if (
+            isinstance(culprit, cst.Attribute)
+            and isinstance(culprit.value, cst.Name)
+            and function is not None
+            and culprit.attr.value in function.leaf_fields.get(culprit.value.value, ())
+        ):
+            advice = FIELD_ADVICE.format(field=culprit.attr.value)
         self.report(
             node,
             f"{where} needs a concrete value, but `{code_of(culprit)}` is traced in "
-            f"{function.describe() if function else 'traced code'}: JAX raises {error}; {ADVICE}",
+            f"{function.describe() if function else 'traced code'}: JAX raises {error}; {advice}",
             fix=fix,
         )
 
 
 def traced_params(culprit: cst.BaseExpression, params: tuple[str, ...]) -> list[str]:
-    """The parameters a traced expression reads other than through a static projection
-    (`n` of `n - x.shape[0]`)."""
+    """The parameters a traced expression reads other than through an attribute (`n` of
+    `n - x.shape[0]`): a static projection is no tracer, and a field (`cfg.n_steps`) is made
+    static in its class (`struct.field(pytree_node=False)`), not by making the whole argument
+    static, which a pytree holding arrays cannot be (jit hashes static arguments)."""
     found: set[str] = set()
     stack: list[cst.CSTNode] = [culprit]
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Attribute) and node.attr.value in STATIC_PROJECTIONS:
+        if isinstance(node, cst.Attribute):
             continue
         if isinstance(node, cst.Name) and node.value in params:
             found.add(node.value)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.jax_api import FILTERING_JITS, REFERENCE_SEMANTICS_APIS
-from jaxlint.analysis.scope import may_be_pytree
+from jaxlint.analysis.scope import may_be_pytree, pytree_mixin
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.engine.requests import MethodToHelper
 from jaxlint.engine.rule import Rule
@@ -28,6 +28,8 @@ class JitOnMethod(Rule):
             return
         if may_be_pytree(info.class_info):
             return  # a pytree, or registered where jaxlint cannot see: no TypeError to claim
+        if pytree_mixin(info.class_info, list(self.context.index.classes.values())):
+            return  # a base only pytree classes derive from: `self` is one of them
         receiver = info.positional[0]
         for root in info.roots:
             if root.via != "decorator" or root.api in FILTERING_JITS | REFERENCE_SEMANTICS_APIS:

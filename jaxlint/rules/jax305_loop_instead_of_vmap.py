@@ -16,7 +16,7 @@ from jaxlint.analysis.values import Kind
 from jaxlint.engine.edits import Refusal
 from jaxlint.engine.requests import ComprehensionToVmap
 from jaxlint.engine.rule import Rule
-from jaxlint.rules._comprehensions import STACKERS, stacked_comprehension
+from jaxlint.rules._comprehensions import STACKERS, stacked_comprehension, stacks_rows
 
 STACKER_NAMES = frozenset(q.rsplit(".", 1)[1] for q in STACKERS)
 WORK_PREFIXES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.random.")
@@ -44,7 +44,7 @@ class LoopInsteadOfVmap(Rule):
         args = node.args  # type: ignore[attr-defined]
         # the stacker first: the names bound to comprehensions take a walk of the module
         return (
-            len(args) == 1
+            1 <= len(args) <= 2  # `jnp.stack(rows, 0)`: the axis is read in `visit_Call`
             and isinstance(args[0], (ast.ListComp, ast.Name))
             and index.imports.resolve(dotted_ast(func)) in STACKERS
             and (
@@ -89,10 +89,10 @@ class LoopInsteadOfVmap(Rule):
     def _stacked_list(self, call: cst.Call) -> cst.ListComp | None:
         """The comprehension a name `call` stacks was bound to, when that binding is the only
         one reaching the call (`rows = [f(r) for r in x]` then `jnp.stack(rows)`)."""
-        if len(call.args) != 1 or call.args[0].keyword or call.args[0].star:
+        if not call.args or call.args[0].keyword or call.args[0].star:
             return None
         name = call.args[0].value
-        if not isinstance(name, cst.Name) or self.context.resolve(call.func) not in STACKERS:
+        if not isinstance(name, cst.Name) or not stacks_rows(call, self.context):
             return None
         reaching = self.context.reaching_values(name)
         if len(reaching) == 1 and reaching[0][0] == "assign":
@@ -165,9 +165,18 @@ class LoopInsteadOfVmap(Rule):
         return self.context.index.module_defs.get(name)
 
     def _jitted_method(self, func: cst.BaseExpression) -> str | None:
-        """`self.distance(...)` where the class's `distance` is jitted."""
+        """`self.distance(...)` where the class's `distance` is jitted, or a method that does
+        JAX work eagerly and keeps nothing on the object (`self.forward(params, row)`; one
+        storing on `self`, or splitting `self.key`, is not a function of the row alone)."""
         method = self.context.own_method(func)
-        if method is not None and any(r.api in JIT_APIS for r in method.roots):
+        if method is None:
+            return None
+        if any(r.api in JIT_APIS for r in method.roots):
+            return code_of(func)
+        index = self.context.index
+        if calls_under(
+            method.node, imports_in(method, index.imports), WORK_PREFIXES
+        ) and not _stores_on_self(method):
             return code_of(func)
         return None
 
@@ -210,4 +219,16 @@ def _array_attribute(class_info: ClassInfo, attribute: str, index: ModuleIndex) 
             or resolved == "jax.device_put"
         )
         for v in values
+    )
+
+
+def _stores_on_self(method: FunctionInfo) -> bool:
+    """Does the method assign an attribute of its `self` (`self.key, k = split(self.key)`)?"""
+    receiver = method.positional[0] if method.positional else None
+    return receiver is not None and any(
+        isinstance(node, ast.Attribute)
+        and isinstance(node.ctx, ast.Store)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == receiver
+        for node in walk_ast(method.node)
     )

@@ -209,7 +209,27 @@ class TimingWithoutSync(Rule):
                 info = self.context.index.module_defs.get(wrapped.value)
                 return info is None or not _returns_when_done(info, self.context.index)
             return True
+        if isinstance(call.func, cst.Attribute):
+            return self._jitted_method(call.func, self.context.index)
         return isinstance(call.func, cst.Name) and self._jitted_name(call.func, self.context.index)
+
+    def _jitted_method(self, func: cst.Attribute, index: ModuleIndex) -> bool:
+        """`self.train_step(...)`: a jitted method of the class, or an attribute every method
+        that sets it binds to `jax.jit(...)` (`self.train_step = jax.jit(self._step)` in
+        `__init__`), that returns before its result is computed."""
+        if not (isinstance(func.value, cst.Name) and func.value.value == "self"):
+            return False
+        function = self.context.function
+        while function is not None and function.class_info is None:
+            function = function.parent
+        if function is None or function.class_info is None:
+            return False
+        name = func.attr.value
+        method = function.class_info.all_methods().get(name)
+        if method is not None:
+            return bool(method.roots) and not _returns_when_done(method, index)
+        made_by = _attribute_values(function.class_info.node, name, index)
+        return bool(made_by) and all(m in JIT_APIS and m not in WAITING_JITS for m in made_by)
 
     def _jitted_name(self, name: cst.Name, index: ModuleIndex) -> bool:
         """A jitted module-level function or alias, or a local bound to `jax.jit(...)`, that
@@ -264,6 +284,29 @@ def _returns_when_done(function: FunctionInfo, index: ModuleIndex) -> bool:
             if isinstance(node, ast.Name) and node.id in index.module_defs:
                 pending.append(index.module_defs[node.id])
     return False
+
+
+def _attribute_values(class_node: ast.ClassDef, name: str, index: ModuleIndex) -> list[str]:
+    """What the class's methods bind `self.<name>` to: the qualified name of each call's
+    function (`jax.jit`), or "" for a binding that is not a call."""
+    found: list[str] = []
+    for node in ast.walk(class_node):
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if any(
+            isinstance(t, ast.Attribute)
+            and t.attr == name
+            and isinstance(t.value, ast.Name)
+            and t.value.id == "self"
+            for t in targets
+        ):
+            value = node.value
+            called = (
+                index.imports.resolve(dotted_ast(value.func)) if isinstance(value, ast.Call) else ""
+            )
+            found.append(called or "")
+    return found
 
 
 def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:

@@ -27,6 +27,10 @@ DTYPE_QUERIES = frozenset(
         "builtins.isinstance",
     }
 )
+# Keywords that ask for the dtype of what a call makes (flax and haiku layers: `param_dtype`)
+DTYPE_KEYWORDS = frozenset({"dtype", "param_dtype"})
+# Libraries whose layers and modules make JAX arrays of the dtypes they are given
+LAYER_LIBRARIES = ("flax.", "equinox.", "haiku.")
 X64_OPTION = "jax_enable_x64"
 TEXT_MARKERS = (*WIDE, "f8", "i8", "u8", "c16", X64_OPTION)
 
@@ -83,18 +87,37 @@ class Float64WithoutX64(Rule):
         if qualified in {f"jax.numpy.{name}" for name in WIDE}:
             self._report(node, node.func, f"{qualified.rsplit('.', 1)[1]}")
             return
-        requests = qualified.startswith("jax.") or self._astype_of_array(node)
-        if not requests:
-            return
         astype = self._astype_of_array(node)
+        layers = qualified.startswith(LAYER_LIBRARIES)
+        if not (qualified.startswith("jax.") or astype or layers):
+            return
         for argument in node.args:
-            if argument.keyword is not None and argument.keyword.value != "dtype":
+            keyword = argument.keyword.value if argument.keyword is not None else None
+            if keyword is not None and keyword not in DTYPE_KEYWORDS:
                 continue
+            if keyword is None and layers:
+                continue  # a layer's positional arguments are sizes and options, not dtypes
             # a string is a dtype only where one is expected: `dtype=`, `.astype("float64")`
-            strings = argument.keyword is not None or astype
+            strings = keyword is not None or astype
             wide = self._wide(argument.value, strings)
             if wide:
                 self._report(node, argument.value, wide)
+            elif keyword is not None and isinstance(argument.value, cst.Name):
+                default = self._parameter_default(argument.value.value)
+                wide = self._wide(default, strings) if default is not None else None
+                if wide and default is not None:
+                    self._report(node, default, wide, through=argument.value.value)
+
+    def _parameter_default(self, name: str) -> cst.BaseExpression | None:
+        """The default of the current function's parameter `name` (`dtype=jnp.float64`)."""
+        frame = self.context.frame
+        if frame is None or isinstance(frame.node, cst.Lambda):
+            return None
+        params = frame.node.params
+        for param in (*params.params, *params.kwonly_params):
+            if param.name.value == name:
+                return param.default
+        return None
 
     def _late_enable(self, node: cst.Call) -> None:
         """x64 turned on where it cannot reach arrays already made: while tracing (the trace in
@@ -142,11 +165,14 @@ class Float64WithoutX64(Rule):
             return name
         return None
 
-    def _report(self, node: cst.Call, culprit: cst.BaseExpression, wide: str) -> None:
+    def _report(
+        self, node: cst.Call, culprit: cst.BaseExpression, wide: str, through: str = ""
+    ) -> None:
         narrow = WIDE_STRINGS[wide]
+        asked = f"`{code_of(culprit)}`" + (f" (the default of `{through}`)" if through else "")
         self.report(
             node,
-            f"`{code_of(culprit)}` asks JAX for {wide}, but nothing in this project turns on "
+            f"{asked} asks JAX for {wide}, but nothing in this project turns on "
             f"jax_enable_x64: JAX makes it {narrow} (with a UserWarning at most); enable x64 "
             f'at startup (`jax.config.update("jax_enable_x64", True)`) if you need {wide}, or '
             f"ask for {narrow}",
