@@ -500,14 +500,19 @@ def key_consumers(index: ModuleIndex, module: str) -> dict[str, KeyConsumer]:
         if function.parent is not None or isinstance(function.node, ast.Lambda):
             continue
         owner = function.class_info
-        if owner is not None and function.name != "__init__":
-            continue
-        summary = flow.summary(function, 1 if owner is not None else 0)
+        if owner is not None and index.classes.get(owner.node.name) is not owner:
+            continue  # a class nested in a function: no other module reaches it by name
+        shift = 0 if owner is None or "builtins.staticmethod" in function.decorator_names else 1
+        summary = flow.summary(function, shift)
         # one that takes a key and draws nothing from it is listed too: its callers then know
         # (`ConditionalTransport(shape, key=key)` whose `__init__` ignores `key`)
         if any(summary[1:]) or KEY_KEYWORDS & set(function.params):
-            name = owner.node.name if owner is not None else function.name
-            found[f"{module}.{name}"] = summary
+            if owner is None:
+                found[f"{module}.{function.name}"] = summary
+            elif function.name == "__init__":  # the class called makes an instance
+                found[f"{module}.{owner.node.name}"] = summary
+            else:  # `Genesis.create(...)`, or `self.get_key(key)` in a subclass elsewhere
+                found[f"{module}.{owner.node.name}.{function.name}"] = summary
     return found
 
 
@@ -1357,7 +1362,7 @@ class _Walker:
             summary = self.flow.summary(function, shift)
             yield from _bound(node, args, keywords, summary, self.conditional, self.params)
             return
-        imported = self._imported_consumer(node, qualified)
+        imported = self._imported_consumer(node, qualified) or self._inherited_consumer(node)
         if imported is not None:
             yield from _bound(node, args, keywords, imported, self.conditional, self.params)
             return
@@ -1424,6 +1429,34 @@ class _Walker:
             found = ask_consumer(consumers, f"{module}.{func.id}", key_keywords=keyworded)
             if found is not None:
                 return found
+        return None
+
+    def _inherited_consumer(self, node: ast.Call) -> KeyConsumer | None:
+        """`self.get_key(key)` where the method comes from a base class another module of the
+        project defines (`class Sampler(JObj)` with `JObj` imported): its summary there."""
+        func = node.func
+        if not (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id in ("self", "cls")
+            and self.function is not None
+        ):
+            return None
+        owner = self.function
+        while owner is not None and owner.class_info is None:
+            owner = owner.parent
+        if owner is None or owner.class_info is None:
+            return None
+        if func.attr in owner.class_info.all_methods():
+            return None  # the module's own method (found by `_callee`)
+        consumers = self.flow.index.key_consumers
+        for class_info in _class_chain(owner.class_info):
+            for base in class_info.base_names:  # qualified where imported
+                if "." not in base:
+                    continue  # a class of this module, or a builtin
+                found = ask_consumer(consumers, f"{base}.{func.attr}", key_keywords=False)
+                if found is not None:
+                    return found
         return None
 
     def _project_function(self, func: ast.expr, qualified: str) -> bool:
@@ -1498,11 +1531,27 @@ class _Walker:
             owner_class = owner.class_info if owner is not None else None
         elif func.value.id in self.instances:  # `env = GridEnv()`, then `env.step(...)`
             owner_class = index.classes.get(self.instances[func.value.id])
+        elif func.value.id in index.classes and not self._local(func.value.id):
+            # `Population.create_random(n, seed)`: through the class, a static or class
+            # method (a plain function reached through its class takes `self` by position)
+            method = index.classes[func.value.id].all_methods().get(func.attr)
+            if method is None:
+                return None
+            return method, 1 if method.is_classmethod else 0
         method = owner_class.all_methods().get(func.attr) if owner_class is not None else None
         if method is None:
             return None
         static = "builtins.staticmethod" in method.decorator_names
         return method, 0 if static else 1
+
+    def _local(self, name: str) -> bool:
+        """Is `name` bound in the function being walked (or one enclosing it)?"""
+        scope = self.function
+        while scope is not None:
+            if name in scope.local_names or name in scope.params:
+                return True
+            scope = scope.parent
+        return False
 
     def consume(
         self,
@@ -2011,6 +2060,19 @@ def _attributes_rebound_outside(
         ):
             found.add(node.attr)
     return found
+
+
+def _class_chain(class_info: ClassInfo) -> list[ClassInfo]:
+    """The class and its bases of the same module, each once."""
+    chain: list[ClassInfo] = []
+    pending = [class_info]
+    while pending:
+        current = pending.pop()
+        if any(current is seen for seen in chain):
+            continue
+        chain.append(current)
+        pending.extend(current.local_bases)
+    return chain
 
 
 def _place(node: ast.AST) -> str | None:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from jaxlint.analysis.ast_walk import walk_ast
 from jaxlint.analysis.jax_api import (
     ARRAY_ANNOTATIONS,
     CALL_THROUGH,
@@ -887,9 +888,104 @@ class _IndexBuilder:
         if name in self.module_defs:
             return [self.module_defs[name]]
         instance_of = self.instances.get(name)
-        if instance_of is not None and "__call__" in instance_of.methods:
-            return [instance_of.methods["__call__"]]  # `scaler(x)` runs Scaler.__call__
+        if instance_of is not None and "__call__" in instance_of.all_methods():
+            return [instance_of.all_methods()["__call__"]]  # `scaler(x)` runs Scaler.__call__
         return list(self.aliases.get(name, []))
+
+    def _called_instance(
+        self, expression: ast.expr, scope: FunctionInfo | None
+    ) -> list[tuple[FunctionInfo, bool, TraceKind | None]]:
+        """`__call__` of the class an instance called in place belongs to (`self.alw(x)`,
+        `model(x)` with `model = Model(...)` local): inherited ones included."""
+        receiver = self._instance_class(expression, scope)
+        method = receiver.all_methods().get("__call__") if receiver else None
+        return [(method, True, None)] if method is not None else []
+
+    def _instance_class(
+        self, expression: ast.expr, scope: FunctionInfo | None, depth: int = 0
+    ) -> ClassInfo | None:
+        """The class of the module an expression holds an instance of, when every binding
+        says so: `Cls(...)`, a module-level instance, a local bound only to `Cls(...)`, a
+        parameter annotated `Cls`, or `self.attr` that the class's methods bind only to
+        `Cls(...)` (`self.alw = Always()` in `__init__`). None when unknown."""
+        if depth > 3:
+            return None
+        if isinstance(expression, ast.Call) and isinstance(expression.func, ast.Name):
+            return self.classes.get(expression.func.id)
+        if isinstance(expression, ast.Name):
+            name = expression.id
+            enclosing = scope
+            while enclosing is not None:
+                if name in enclosing.params:
+                    annotation = enclosing.annotations.get(name)
+                    if annotation is None or (
+                        enclosing.is_method and name == enclosing.positional[0]
+                    ):
+                        return None
+                    return self.classes.get(dotted_ast(annotation) or "")
+                if name in enclosing.local_names:
+                    if isinstance(enclosing.node, ast.Lambda):
+                        return None
+                    values = self._function_bindings(enclosing).get(name, [])
+                    return self._one_class(values, enclosing, depth)
+                enclosing = enclosing.parent
+            return self.instances.get(name)
+        if isinstance(expression, ast.Attribute) and isinstance(expression.value, ast.Name):
+            owner = self._class_of_receiver(expression.value.id, scope)
+            if owner is None:
+                return None
+            values = [
+                node.value
+                for method in owner.all_methods().values()
+                for node in walk_ast(method.node)
+                if isinstance(node, ast.Assign)
+                and any(
+                    isinstance(t, ast.Attribute)
+                    and t.attr == expression.attr
+                    and isinstance(t.value, ast.Name)
+                    and t.value.id == expression.value.id
+                    for t in node.targets
+                )
+            ]
+            return self._one_class(values, None, depth)
+        return None
+
+    def _one_class(
+        self, values: list[ast.expr | None], scope: FunctionInfo | None, depth: int
+    ) -> ClassInfo | None:
+        """The one class all of `values` construct (`Cls(...)`), or None."""
+        found = {
+            id(c): c
+            for c in (
+                self._instance_class(v, scope, depth + 1) if isinstance(v, ast.Call) else None
+                for v in values
+            )
+            if c is not None
+        }
+        if (
+            not values
+            or len(found) != 1
+            or len([v for v in values if isinstance(v, ast.Call)]) != len(values)
+        ):
+            return None
+        return next(iter(found.values()))
+
+    def _class_of_receiver(self, receiver: str, scope: FunctionInfo | None) -> ClassInfo | None:
+        """The class whose method (enclosing `scope`) takes `receiver` as its `self`."""
+        enclosing = scope
+        while enclosing is not None:
+            if enclosing.class_info is not None and enclosing.is_method:
+                return enclosing.class_info if enclosing.positional[0] == receiver else None
+            enclosing = enclosing.parent
+        return None
+
+    def _function_bindings(self, function: FunctionInfo) -> dict[str, list[ast.expr | None]]:
+        node = function.node
+        assert not isinstance(node, ast.Lambda)
+        bindings = self.local_bindings.get(id(node))
+        if bindings is None:
+            bindings = self.local_bindings[id(node)] = _local_bindings(node)
+        return bindings
 
     def _method_of(
         self, scope: FunctionInfo | None, receiver: str, method: str
@@ -965,7 +1061,14 @@ class _IndexBuilder:
                 if expression.value.id in self.instances:
                     bound = True
                 return [(method, bound, None)]
-            return []
+        if isinstance(expression, ast.Attribute):
+            # `model.run(...)`, `self.solver.solve(...)`: a method of the receiver's class
+            receiver = self._instance_class(expression.value, scope)
+            method = receiver.all_methods().get(expression.attr) if receiver else None
+            if method is not None and not isinstance(method.node, ast.Lambda):
+                return [(method, True, None)]
+            # `self.alw(x)`: an instance held in an attribute, called
+            return self._called_instance(expression, scope)
         if isinstance(expression, ast.Call):
             api = self._resolve(dotted_ast(expression.func), scope)
             if api == "functools.partial" and expression.args:
