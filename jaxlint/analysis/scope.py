@@ -899,7 +899,31 @@ class _IndexBuilder:
         `model(x)` with `model = Model(...)` local): inherited ones included."""
         receiver = self._instance_class(expression, scope)
         method = receiver.all_methods().get("__call__") if receiver else None
-        return [(method, True, None)] if method is not None else []
+        return self._dispatched(method, receiver) if receiver and method else []
+
+    def _dispatched(
+        self, method: FunctionInfo, receiver: ClassInfo
+    ) -> list[tuple[FunctionInfo, bool, TraceKind | None]]:
+        """The method an instance of `receiver` runs, and, when it is inherited, the
+        receiver's overrides of the methods it calls on `self`: `Formula.__call__` calling
+        `self.robustness_trace(x)` runs `Always.robustness_trace` on an `Always`."""
+        found = [(method, True, None)]
+        if method.class_info is receiver or isinstance(method.node, ast.Lambda):
+            return found
+        methods = receiver.all_methods()
+        base_methods = method.class_info.all_methods() if method.class_info else {}
+        own = method.positional[0] if method.positional else None
+        for node in walk_ast(method.node):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == own
+            ):
+                override = methods.get(node.func.attr)
+                if override is not None and override is not base_methods.get(node.func.attr):
+                    found.append((override, True, None))
+        return found
 
     def _instance_class(
         self, expression: ast.expr, scope: FunctionInfo | None, depth: int = 0
@@ -1065,8 +1089,8 @@ class _IndexBuilder:
             # `model.run(...)`, `self.solver.solve(...)`: a method of the receiver's class
             receiver = self._instance_class(expression.value, scope)
             method = receiver.all_methods().get(expression.attr) if receiver else None
-            if method is not None and not isinstance(method.node, ast.Lambda):
-                return [(method, True, None)]
+            if receiver is not None and method is not None:
+                return self._dispatched(method, receiver)
             # `self.alw(x)`: an instance held in an attribute, called
             return self._called_instance(expression, scope)
         if isinstance(expression, ast.Call):
