@@ -8,6 +8,7 @@ import libcst as cst
 
 from jaxlint.analysis.ast_walk import walk_ast
 from jaxlint.analysis.cst_text import code_of
+from jaxlint.analysis.cst_walk import subtree
 from jaxlint.analysis.jax_api import JIT_APIS, is_array_api
 from jaxlint.analysis.names import calls_under, dotted_ast
 from jaxlint.analysis.scope import ClassInfo, FunctionInfo, ModuleIndex, imports_in
@@ -84,6 +85,54 @@ class LoopInsteadOfVmap(Rule):
             fix=Refusal("the list is built in another statement: compute it with jax.vmap there")
             if built_before
             else self.context.rewrite(ComprehensionToVmap(node, comprehension)),
+        )
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        context = self.context
+        if context.traced or context.function is None:
+            return
+        statements = list(node.body)
+        for position, statement in enumerate(statements):
+            if isinstance(statement, cst.For) and statement.orelse is None:
+                self._appending_loop(statement, statements[:position], statements[position + 1 :])
+
+    def _appending_loop(
+        self,
+        loop: cst.For,
+        before: list[cst.BaseStatement],
+        after: list[cst.BaseStatement],
+    ) -> None:
+        """`rows = []`, `for s in states: rows.append(f(s))`, then `jnp.array(rows)`: the
+        comprehension written as a loop, one dispatch per row of a JAX array."""
+        appended = _appended_names(loop)
+        if len(appended) != 1 or not self._array_rows(loop.iter):
+            return
+        (name,) = appended
+        if not _starts_empty(name, before) or not any(
+            self._stacks(call, name) for statement in after for call in _calls(statement)
+        ):
+            return
+        callee = next(
+            (c for part in _work_parts(loop, name) if (c := self._jax_call(part)) is not None),
+            None,
+        )
+        if callee is None:
+            return
+        self.report(
+            loop,
+            f"this loop calls `{callee}` once per row of `{code_of(loop.iter)}` from Python — "
+            f"one dispatch per row — appends to `{name}` and stacks it; `jax.vmap` of the "
+            "loop body as a function of the row computes all rows in one call",
+            end_node=loop.iter,
+            fix=Refusal(
+                "a loop that appends: write its body as a function of the row and jax.vmap it"
+            ),
+        )
+
+    def _stacks(self, call: cst.Call, name: str) -> bool:
+        first = call.args[0].value if call.args else None
+        return (
+            isinstance(first, cst.Name) and first.value == name and stacks_rows(call, self.context)
         )
 
     def _stacked_list(self, call: cst.Call) -> cst.ListComp | None:
@@ -188,7 +237,11 @@ def _comprehension_names(index: ModuleIndex) -> frozenset[str]:
         return frozenset(
             target.id
             for node in walk_ast(index.tree)
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.ListComp)
+            if isinstance(node, ast.Assign)
+            and (
+                isinstance(node.value, ast.ListComp)
+                or (isinstance(node.value, ast.List) and not node.value.elts)  # appended later
+            )
             for target in node.targets
             if isinstance(target, ast.Name)
         )
@@ -232,3 +285,83 @@ def _stores_on_self(method: FunctionInfo) -> bool:
         and node.value.id == receiver
         for node in walk_ast(method.node)
     )
+
+
+def _appended_names(loop: cst.For) -> set[str]:
+    """The lists the loop body appends to (`rows.append(...)` statements of its own block),
+    when the body is straight-line code that does not leave the loop early or read them
+    otherwise; else empty."""
+    names: set[str] = set()
+    reads: list[str] = []
+    if not all(isinstance(s, cst.SimpleStatementLine) for s in loop.body.body):
+        return set()  # a branch or inner loop per row (a path walked while a test holds)
+    for node in subtree(loop.body):
+        if isinstance(node, (cst.Break, cst.Continue, cst.Return, cst.Yield)):
+            return set()
+        if isinstance(node, cst.Name):
+            reads.append(node.value)
+    for statement in loop.body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            call = small.value if isinstance(small, cst.Expr) else None
+            if (
+                isinstance(call, cst.Call)
+                and isinstance(call.func, cst.Attribute)
+                and call.func.attr.value == "append"
+                and isinstance(call.func.value, cst.Name)
+            ):
+                names.add(call.func.value.value)
+    # each list is read only as the receiver of its `append`
+    return {n for n in names if reads.count(n) == _append_count(loop, n)}
+
+
+def _work_parts(loop: cst.For, name: str) -> list[cst.CSTNode]:
+    """The appended values first (what the loop computes per row), then the loop body's
+    other statements."""
+    appended: list[cst.CSTNode] = []
+    parts: list[cst.CSTNode] = []
+    for statement in loop.body.body:
+        for small in getattr(statement, "body", ()):
+            call = small.value if isinstance(small, cst.Expr) else None
+            if (
+                isinstance(call, cst.Call)
+                and isinstance(call.func, cst.Attribute)
+                and call.func.attr.value == "append"
+                and isinstance(call.func.value, cst.Name)
+                and call.func.value.value == name
+            ):
+                appended.extend(a.value for a in call.args)
+            else:
+                parts.append(small)
+    return appended + parts
+
+
+def _append_count(loop: cst.For, name: str) -> int:
+    return sum(
+        1
+        for node in subtree(loop.body)
+        if isinstance(node, cst.Attribute)
+        and node.attr.value == "append"
+        and isinstance(node.value, cst.Name)
+        and node.value.value == name
+    )
+
+
+def _starts_empty(name: str, before: list[cst.BaseStatement]) -> bool:
+    """Is the last binding of `name` before the loop, in its block, `name = []`?"""
+    for statement in reversed(before):
+        if not isinstance(statement, cst.SimpleStatementLine):
+            if any(isinstance(n, cst.Name) and n.value == name for n in subtree(statement)):
+                return False  # bound or used in a compound statement: not followed
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Assign) and any(
+                isinstance(t.target, cst.Name) and t.target.value == name for t in small.targets
+            ):
+                return isinstance(small.value, cst.List) and not small.value.elements
+    return False
+
+
+def _calls(statement: cst.BaseStatement) -> list[cst.Call]:
+    return [n for n in subtree(statement) if isinstance(n, cst.Call)]
