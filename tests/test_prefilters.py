@@ -34,7 +34,8 @@ BROAD = {
     TracedBool: lambda unit: (
         _staged(unit)
         and bool(
-            unit.node_types & {"If", "While", "Assert", "IfExp", "BoolOp", "UnaryOp"}
+            unit.node_types
+            & {"If", "While", "Assert", "IfExp", "BoolOp", "UnaryOp", "comprehension"}
             or unit.called & TRUTH_BUILTINS
         )
     ),

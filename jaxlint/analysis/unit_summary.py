@@ -96,6 +96,7 @@ _TRUTH_TESTED = {
     ast.While: lambda node: [node.test],
     ast.Assert: lambda node: [node.test],
     ast.IfExp: lambda node: [node.test],
+    ast.comprehension: lambda node: node.ifs,
     ast.BoolOp: lambda node: node.values,
     ast.UnaryOp: lambda node: [node.operand] if type(node.op) is ast.Not else [],
 }

@@ -33,6 +33,7 @@ ADVICE = {
     "while": "use lax.while_loop(cond_fun, body_fun, init) with the loop state as its carry",
     "assert": "check it outside the jit, or use checkify / jax.debug.callback",
     "conditional expression": "use jnp.where(cond, a, b)",
+    "comprehension if": "select with jnp.where, or mask with a static condition",
     "and": "use jnp.logical_and (or `&`) on boolean arrays",
     "or": "use jnp.logical_or (or `|`) on boolean arrays",
     "not": "use jnp.logical_not (or `~`) on boolean arrays",
@@ -70,6 +71,9 @@ class TracedBool(Rule):
 
     def visit_Assert(self, node: cst.Assert) -> None:
         self._test(node.test, "assert")
+
+    def visit_CompIf(self, node: cst.CompIf) -> None:
+        self._test(node.test, "comprehension if")
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._test(
@@ -198,6 +202,8 @@ class TracedBool(Rule):
         described = f"`{described}()`" if where.startswith("builtins.") else f"`{described}`"
         if where == "conditional expression":
             described = "a conditional expression"
+        elif where == "comprehension if":
+            described = "a comprehension's `if`"
         function = self.context.function
         self.report(
             node,
