@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 import libcst as cst
@@ -26,6 +26,7 @@ class Frame:
     info: FunctionInfo
     parent: Frame | None
     resolve: Callable[[cst.BaseExpression], str | None]  # names as seen from this function
+    module_defs: Mapping[str, FunctionInfo]  # the module's functions, by name
     _values: FunctionValues | None = None
     _tracers: Tracers | None = None
     _branches: _Branches | None = None
@@ -40,6 +41,7 @@ class Frame:
                 traced=self.info.trace is not None,
                 parent=parent_values,
                 resolve=self.resolve,
+                module_defs=self.module_defs,
             )
         return self._values
 
@@ -85,7 +87,13 @@ class Query:
 
     def enter_function(self, node: cst.FunctionDef | cst.Lambda) -> None:
         info = next(self._functions)
-        self.frame = Frame(node, info, self.frame, functools.partial(self.resolve_in, info))
+        self.frame = Frame(
+            node,
+            info,
+            self.frame,
+            functools.partial(self.resolve_in, info),
+            self.index.module_defs,
+        )
 
     def leave_function(self) -> None:
         assert self.frame is not None

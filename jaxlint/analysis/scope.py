@@ -217,6 +217,9 @@ class FunctionInfo:
     host_constant_params: set[str] | None = None
     # "array" / "container" / "traced" (a traced caller passes its own argument)
     param_hints: dict[str, set[str]] = field(default_factory=dict)
+    # every `return` gives the result of a JAX operation (`return jnp.mean((x @ p) ** 2)`):
+    # called from staged code with a traced argument, it returns a tracer
+    returns_array: bool = False
     # parameter → the number or array leaf fields of its dataclass-like pytree class (`cfg:
     # Config`, the `self` of such a class's method): see ClassInfo.number_leaf_fields
     leaf_fields: dict[str, frozenset[str]] = field(default_factory=dict)
@@ -621,6 +624,7 @@ def build_index(
         ]
     for function in builder.functions:
         builder.collect_leaf_fields(function)
+        function.returns_array = _returns_array(function, imports_in(function, builder.imports))
     builder.find_roots()
     builder.propagate()
     # what this module's own traced code calls: the marks others gave it reach no further (one
@@ -1551,6 +1555,43 @@ def _argument_hint(
         if is_array_api(callee) and callee not in STRUCTURED_RESULTS:
             return "array"
     return None
+
+
+def _returns_array(function: FunctionInfo, imports: ImportTable) -> bool:
+    """Does every `return` of the function (a lambda: its body) give a JAX operation's result,
+    or arithmetic or indexing on one? One that may return a pytree, a Python value or nothing
+    does not."""
+    node = function.node
+    if isinstance(node, ast.Lambda):
+        return _array_expression(node.body, imports)
+    returns: list[ast.expr | None] = []
+    stack: list[ast.AST] = list(node.body)
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(current, (ast.Yield, ast.YieldFrom)):
+            return False
+        if isinstance(current, ast.Return):
+            returns.append(current.value)
+        stack.extend(ast.iter_child_nodes(current))
+    return bool(returns) and all(
+        value is not None and _array_expression(value, imports) for value in returns
+    )
+
+
+def _array_expression(value: ast.expr, imports: ImportTable) -> bool:
+    """`jnp.mean(e)`, `lax.dot(a, b)`, `e ** 2`, `-e`, `e[i]` of such a result."""
+    if isinstance(value, ast.Call):
+        qualified = imports.resolve(dotted_ast(value.func)) or ""
+        return is_array_api(qualified) and qualified not in STRUCTURED_RESULTS
+    if isinstance(value, ast.BinOp):
+        return _array_expression(value.left, imports) or _array_expression(value.right, imports)
+    if isinstance(value, ast.UnaryOp):
+        return _array_expression(value.operand, imports)
+    if isinstance(value, ast.Subscript):
+        return _array_expression(value.value, imports)
+    return False
 
 
 def _number_annotation(annotation: ast.expr) -> bool:

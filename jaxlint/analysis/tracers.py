@@ -106,6 +106,14 @@ class Tracers:
                 return any(self._of(a.value) for a in call.args)
             return False
         func = call.func
+        if isinstance(func, cst.Name):
+            # `loss = loss_fn(p, x)`: a helper every `return` of which is a JAX result
+            callee = self.values.function_named(func.value)
+            return (
+                callee is not None
+                and callee.returns_array
+                and any(self._of(a.value) or self.values.kind(a.value).traced for a in call.args)
+            )
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             if method in CONCRETE_METHODS or method in NOT_TRACERS:

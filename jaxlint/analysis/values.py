@@ -8,7 +8,7 @@ or annotated `list`/`dict`/`PyTree` is taken for a pytree container.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from enum import IntEnum
 
 import libcst as cst
@@ -79,9 +79,11 @@ class FunctionValues:
         traced: bool,
         parent: FunctionValues | None,
         resolve: Resolver,
+        module_defs: Mapping[str, FunctionInfo] | None = None,
     ) -> None:
         self.node = node
         self.info = info
+        self.module_defs = module_defs or {}
         self.traced = traced
         # traced only by transforms that run the body eagerly: arrays built from Python values
         # are concrete there
@@ -253,6 +255,18 @@ class FunctionValues:
         if name in self.locals or name in self.env or self.parent is None:
             return False
         return self.parent.unproven_array(expression)
+
+    def function_named(self, name: str) -> FunctionInfo | None:
+        """The `def` a bare name calls here: a local one of this function or an enclosing
+        one, or one of the module; None for any other binding."""
+        scope: FunctionInfo | None = self.info
+        while scope is not None:
+            if name in scope.local_defs:
+                return scope.local_defs[name]
+            if name in scope.local_names or name in scope.params:
+                return None
+            scope = scope.parent
+        return self.module_defs.get(name)
 
     def is_local(self, name: str) -> bool:
         """Bound in this function (or an enclosing one) rather than at module level."""
