@@ -62,6 +62,20 @@ class Selections:
 def _arms(scope: ast.AST, imports: ImportTable) -> dict[int, Arm]:
     """Each arm's root node → (condition, arm index), for the selections in `scope`."""
     found: dict[int, Arm] = {}
+    # a branch given by name is a `def` of the scope (`lax.cond(p, add_noise, keep, x)`)
+    defs = {
+        node.name: node
+        for node in walk_ast(scope)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not scope
+    }
+
+    def body_of(branch: ast.expr) -> ast.AST | None:
+        if isinstance(branch, ast.Lambda):
+            return branch.body
+        if isinstance(branch, ast.Name):
+            return defs.get(branch.id)
+        return None
+
     for node in walk_ast(scope):
         if not isinstance(node, ast.Call) or len(node.args) < 2:
             continue
@@ -73,14 +87,16 @@ def _arms(scope: ast.AST, imports: ImportTable) -> dict[int, Arm]:
             branches = node.args[1]
             if isinstance(branches, (ast.List, ast.Tuple)):
                 for index, branch in enumerate(branches.elts):
-                    if isinstance(branch, ast.Lambda):
-                        found[id(branch.body)] = (condition, index)
+                    body = body_of(branch)
+                    if body is not None:
+                        found[id(body)] = (condition, index)
         elif len(node.args) >= 3:
             for index, arm in enumerate(node.args[1:3]):
                 if kind == "functions":
-                    if not isinstance(arm, ast.Lambda):
+                    body = body_of(arm)
+                    if body is None:
                         break
-                    arm = arm.body
+                    arm = body
                 found[id(arm)] = (condition, index)
     return found
 

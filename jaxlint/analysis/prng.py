@@ -67,6 +67,8 @@ NOT_CONSUMING = MAKERS | {
 }
 KEY_RESULTS = MAKERS | {SPLIT, "jax.random.fold_in", "jax.random.clone"}
 # loop primitives: (position of the body function, how its carry comes back)
+# lax calls that run one of their functions, on the keys held before the call
+BRANCHINGS = frozenset({"jax.lax.cond", "jax.lax.switch"})
 LOOP_PRIMITIVES = {
     "jax.lax.scan": (0, "scan"),
     "jax.lax.fori_loop": (2, "fori"),
@@ -1302,6 +1304,8 @@ class _Walker:
             self._loop_primitive(node, qualified, state)
         elif qualified in TREE_MAPS and node.args and isinstance(node.args[0], ast.Lambda):
             self._leaf_lambda(node.args[0], node, state)
+        elif qualified in BRANCHINGS:
+            self._branches(node, qualified, state)
         if receiver_root is not None and receiver_root in state.places and not qualified:
             self.bind(state, receiver_root, self.fresh())  # a method may change its object
         if qualified in KEY_RESULTS:
@@ -1682,10 +1686,13 @@ class _Walker:
     def _alternatives(self, first: ast.Call, call: ast.Call) -> bool:
         """The two results reach only opposite arms of one selection (`jnp.where(c, a, b)`,
         `lax.cond(p, f, g)`): whichever is kept, no two kept numbers share bits."""
+        return self._scope_selections().alternatives(first, call)
+
+    def _scope_selections(self) -> Selections:
         if self._selections is None:
             scope = self.function.node if self.function is not None else self.flow.index.tree
             self._selections = Selections(scope, self.imports)
-        return self._selections.alternatives(first, call)
+        return self._selections
 
     def _test_policy_allows(self, first_via: str, via: str) -> bool:
         """In test code one key fed twice to the code under test is how runs are made
@@ -1921,6 +1928,51 @@ class _Walker:
             inner.places[name] = walker.fresh()
         walker.expr(body.body, inner)
         self._repeats(frame, inner, state)
+
+    def _branches(self, node: ast.Call, qualified: str, state: _State) -> None:
+        """`lax.cond(p, add_noise, keep, x)` / `lax.switch(i, [f, g], x)`: each branch runs on
+        the keys the code before the call holds, so a key drawn from before and again inside
+        a branch is reused (JAX501); branches are alternatives, and what they consume counts
+        after the call as consumed on some paths."""
+        if qualified == "jax.lax.cond":
+            branches = list(node.args[1:3])
+            branches += [k.value for k in node.keywords if k.arg in ("true_fun", "false_fun")]
+        else:
+            table = node.args[1] if len(node.args) > 1 else None
+            branches = list(table.elts) if isinstance(table, (ast.List, ast.Tuple)) else []
+        arms: list[_State | None] = []
+        for branch in branches:
+            arm = state.copy(1)
+            if isinstance(branch, ast.Lambda):
+                for name in (a.arg for a in branch.args.args):
+                    arm.places[name] = self.fresh()
+                self.expr(branch.body, arm)
+                arms.append(arm)
+                continue
+            callee = self._callee(branch, "") if isinstance(branch, ast.Name) else None
+            function = callee[0] if callee else None
+            if function is None or function.parent is not self.function or function.parent is None:
+                continue  # only the function's own nested defs see its keys
+            if not isinstance(function.node.body, list):
+                continue
+            walker = _Walker(self.flow, function, imports_in(function, self.imports), self.loops)
+            walker.entry = self.entry
+            walker.instances = dict(self.instances)
+            walker._selections = self._scope_selections()  # the arms are this scope's
+            inner = _State(
+                {
+                    place: held
+                    for place, held in state.places.items()
+                    if place not in function.local_names and _root(place) not in function.params
+                },
+                dict(state.uses),
+                arm.depth,
+            )
+            walker.run(function.node.body, list(function.params), inner)
+        if arms:
+            merged = self.merge([*arms, state.copy(1)], state.depth)
+            if merged is not None:
+                state.places, state.uses = merged.places, merged.uses
 
     def _leaf_lambda(self, body: ast.Lambda, node: ast.Call, state: _State) -> None:
         """`tree_map(lambda p: p + normal(key, p.shape), params)`: the lambda runs once per
