@@ -31,6 +31,7 @@ CALLS = {
     "residual_norm": (A, X, X),
     "rewrapped": (X,),
     "scaled_sum_fixed": (X, X, 2.0),
+    "per_example_losses": (jnp.dot, X, [jnp.ones((2, 3))]),
 }
 
 
@@ -40,6 +41,7 @@ LOOP_OK = {
     "train": lambda n: (X, [X] * n),
     "fit": lambda n: (X, [X] * n),
     "multigrid": lambda n: (X, n),
+    "per_example_losses_hoisted": lambda n: (jnp.dot, X, [jnp.ones((2, 3))] * n),
 }
 
 

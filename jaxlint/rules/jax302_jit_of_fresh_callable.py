@@ -9,6 +9,7 @@ import libcst as cst
 
 from jaxlint.analysis.ast_walk import walk_ast
 from jaxlint.analysis.cst_text import code_of
+from jaxlint.analysis.cst_walk import subtree as walk_cst
 from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.jax_api import JIT_APIS
 from jaxlint.analysis.names import dotted_ast, target_names
@@ -18,6 +19,21 @@ from jaxlint.engine.rule import Rule, UnitContext
 from jaxlint.rules._codegen import names_in
 
 PARTIALS = frozenset({"functools.partial"})
+# transforms that return a new function object each time they are called: `jax.jit(jax.vmap(f))`
+# evaluated again is a new function to jit, traced and compiled again (measured: 3 loops, 3
+# traces, for jit and pmap of a vmap and jit of a grad)
+WRAPPING_TRANSFORMS = frozenset(
+    {
+        "jax.vmap",
+        "jax.grad",
+        "jax.value_and_grad",
+        "jax.jacfwd",
+        "jax.jacrev",
+        "jax.hessian",
+        "jax.checkpoint",
+        "jax.remat",
+    }
+)
 JIT_NAMES = frozenset(q.rsplit(".", 1)[1] for q in JIT_APIS)
 JIT_TEXT = re.compile(rf"\b(?:{'|'.join(sorted(JIT_NAMES))})\b\s*[(,)#\r\n]")
 
@@ -54,7 +70,8 @@ class JitOfFreshCallable(Rule):
                 isinstance(made, ast.Lambda)
                 or (
                     isinstance(made, ast.Call)
-                    and index.imports.resolve(dotted_ast(made.func)) in PARTIALS
+                    and index.imports.resolve(dotted_ast(made.func))
+                    in PARTIALS | WRAPPING_TRANSFORMS
                 )
                 or (isinstance(made, ast.Name) and made.id in _nested_def_names(index))
             )
@@ -76,6 +93,7 @@ class JitOfFreshCallable(Rule):
     def __init__(self, context: UnitContext) -> None:
         super().__init__(context)
         self._loops: list[FunctionInfo | None] = []  # the function each open loop is in
+        self._loop_nodes: list[cst.For | cst.While] = []  # the open loops
         # per open loop: the names its target binds to items of a collection (not a count)
         self._items: list[set[str]] = []
         self._calls: set[int] = set()  # `jax.jit(...)` nodes called at once: `jax.jit(g)(x)`
@@ -83,6 +101,7 @@ class JitOfFreshCallable(Rule):
 
     def visit_For(self, node: cst.For) -> None:
         self._loops.append(self.context.function)
+        self._loop_nodes.append(node)
         counted = isinstance(node.iter, cst.Call) and self.context.resolve(node.iter.func) in (
             "builtins.range",
         )
@@ -90,6 +109,7 @@ class JitOfFreshCallable(Rule):
 
     def leave_For(self, original_node: cst.For) -> None:
         self._loops.pop()
+        self._loop_nodes.pop()
         self._items.pop()
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
@@ -109,10 +129,12 @@ class JitOfFreshCallable(Rule):
 
     def visit_While(self, node: cst.While) -> None:
         self._loops.append(self.context.function)
+        self._loop_nodes.append(node)
         self._items.append(set())
 
     def leave_While(self, original_node: cst.While) -> None:
         self._loops.pop()
+        self._loop_nodes.pop()
         self._items.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -189,6 +211,10 @@ class JitOfFreshCallable(Rule):
             # or built and kept (a factory, a training loop's step)
             return
         made, captured = fresh
+        if in_loop and self._wraps_per_iteration(callable_):
+            # `kernel = make_kernel(i)` then `jax.jit(jax.vmap(kernel))`: another function
+            # each iteration, each compiled once, which a hoisted jit could not share
+            return
         if in_loop and self._items and _calls_any(callable_, self._items[-1]):
             # it calls the loop's item (`for alg in algorithms: jax.jit(lambda x: alg(x))`):
             # each iteration is another program, which a hoisted jit would compile as often
@@ -211,6 +237,12 @@ class JitOfFreshCallable(Rule):
             return "functools.partial(...)", set().union(
                 *(_read_names(a.value) for a in callable_.args[1:])
             )
+        if isinstance(callable_, cst.Call):
+            transform = self.context.resolve(callable_.func)
+            if transform in WRAPPING_TRANSFORMS:
+                return f"{transform}(...)", set().union(
+                    *(_read_names(a.value) for a in callable_.args)
+                )
         if isinstance(callable_, cst.Name) and info is not None:
             for nested in self.context.index.functions:
                 if nested.parent is info and nested.name == callable_.value:
@@ -218,6 +250,23 @@ class JitOfFreshCallable(Rule):
                     own = nested.local_names | set(nested.params)
                     return f"a def nested in `{info.name}`", used - own
         return None
+
+    def _wraps_per_iteration(self, callable_: cst.BaseExpression) -> bool:
+        """Is the callable a transform of a function the innermost loop binds anew on each
+        iteration (a name its body assigns or defines, or its target)?"""
+        if not isinstance(callable_, cst.Call) or not callable_.args or not self._loop_nodes:
+            return False
+        wrapped = names_in(callable_.args[0].value)
+        loop = self._loop_nodes[-1]
+        bound: set[str] = set()
+        if isinstance(loop, cst.For):
+            bound |= {n.value for n in target_names(loop.target)}
+        for node in walk_cst(loop.body):
+            if isinstance(node, cst.FunctionDef):
+                bound.add(node.name.value)
+            elif isinstance(node, cst.AssignTarget):
+                bound |= {n.value for n in target_names(node.target)}
+        return bool(wrapped & bound)
 
     def _in_loop_of(self, info: FunctionInfo | None) -> bool:
         """Is there a loop around us in `info`'s own body (None: module level)?"""
