@@ -10,7 +10,7 @@ from jaxlint.analysis.ast_walk import walk_ast
 from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.cst_walk import subtree
 from jaxlint.analysis.jax_api import JIT_APIS, is_array_api
-from jaxlint.analysis.names import calls_under, dotted_ast
+from jaxlint.analysis.names import calls_under, dotted_ast, target_names
 from jaxlint.analysis.scope import ClassInfo, FunctionInfo, ModuleIndex, imports_in
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
@@ -20,6 +20,7 @@ from jaxlint.engine.rule import Rule
 from jaxlint.rules._comprehensions import STACKERS, stacked_comprehension, stacks_rows
 
 STACKER_NAMES = frozenset(q.rsplit(".", 1)[1] for q in STACKERS)
+KEY_DERIVERS = frozenset({"jax.random.split", "jax.random.fold_in"})
 WORK_PREFIXES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.random.")
 
 
@@ -105,7 +106,10 @@ class LoopInsteadOfVmap(Rule):
         """`rows = []`, `for s in states: rows.append(f(s))`, then `jnp.array(rows)`: the
         comprehension written as a loop, one dispatch per row of a JAX array."""
         appended = _appended_names(loop)
-        if len(appended) != 1 or not self._array_rows(loop.iter):
+        if len(appended) != 1:
+            return
+        replicates = not self._array_rows(loop.iter)
+        if replicates and not self._draws_per_iteration(loop):
             return
         (name,) = appended
         if not _starts_empty(name, before) or not any(
@@ -118,16 +122,55 @@ class LoopInsteadOfVmap(Rule):
         )
         if callee is None:
             return
+        if replicates:  # `for b in range(n_boot)`: a fresh subkey per replicate
+            message = (
+                f"this loop draws with a new key and calls `{callee}` once per iteration of "
+                f"`{code_of(loop.iter)}` from Python — one dispatch per replicate — appends to "
+                f"`{name}` and stacks it; `jax.vmap` of the body as a function of the key, "
+                "over `jax.random.split(key, n)`, computes all replicates in one call (with "
+                "other, equally random draws)"
+            )
+        else:
+            message = (
+                f"this loop calls `{callee}` once per row of `{code_of(loop.iter)}` from "
+                f"Python — one dispatch per row — appends to `{name}` and stacks it; "
+                "`jax.vmap` of the loop body as a function of the row computes all rows in "
+                "one call"
+            )
         self.report(
             loop,
-            f"this loop calls `{callee}` once per row of `{code_of(loop.iter)}` from Python — "
-            f"one dispatch per row — appends to `{name}` and stacks it; `jax.vmap` of the "
-            "loop body as a function of the row computes all rows in one call",
+            message,
             end_node=loop.iter,
             fix=Refusal(
-                "a loop that appends: write its body as a function of the row and jax.vmap it"
+                "a loop that appends: write its body as a function of the row (or key) and "
+                "jax.vmap it"
             ),
         )
+
+    def _draws_per_iteration(self, loop: cst.For) -> bool:
+        """`for b in range(n)` whose body splits a key (`key, sub = jax.random.split(key)`) or
+        folds the index into one: Monte Carlo replicates (a bootstrap), independent of each
+        other."""
+        if not (
+            isinstance(loop.iter, cst.Call)
+            and self.context.resolve(loop.iter.func) == "builtins.range"
+        ):
+            return False
+        keys: set[str] = set()  # names bound from a split: the one carry allowed
+        for statement in loop.body.body:
+            for small in getattr(statement, "body", ()):
+                if (
+                    isinstance(small, cst.Assign)
+                    and isinstance(small.value, cst.Call)
+                    and self.context.resolve(small.value.func) in KEY_DERIVERS
+                ):
+                    keys |= {n.value for t in small.targets for n in target_names(t.target)}
+        draws = any(
+            isinstance(node, cst.Call) and self.context.resolve(node.func) in KEY_DERIVERS
+            for node in subtree(loop.body)
+        )
+        # a chain (`x = step(sub, x)` then `samples.append(x)`) is a scan, not replicates
+        return draws and not (_carried_names(loop) - keys)
 
     def _stacks(self, call: cst.Call, name: str) -> bool:
         first = call.args[0].value if call.args else None
@@ -295,10 +338,11 @@ def _appended_names(loop: cst.For) -> set[str]:
     reads: list[str] = []
     if not all(isinstance(s, cst.SimpleStatementLine) for s in loop.body.body):
         return set()  # a branch or inner loop per row (a path walked while a test holds)
+    attributes = {id(n.attr) for n in subtree(loop.body) if isinstance(n, cst.Attribute)}
     for node in subtree(loop.body):
         if isinstance(node, (cst.Break, cst.Continue, cst.Return, cst.Yield)):
             return set()
-        if isinstance(node, cst.Name):
+        if isinstance(node, cst.Name) and id(node) not in attributes:  # not `.loc` of `c.loc`
             reads.append(node.value)
     for statement in loop.body.body:
         if not isinstance(statement, cst.SimpleStatementLine):
@@ -346,6 +390,38 @@ def _append_count(loop: cst.For, name: str) -> int:
         and isinstance(node.value, cst.Name)
         and node.value.value == name
     )
+
+
+def _carried_names(loop: cst.For) -> set[str]:
+    """Names the loop body reads before it binds them, and binds: what one iteration hands
+    the next."""
+    bound: set[str] = set()
+    carried: set[str] = set()
+    assigned = {
+        n.value
+        for node in subtree(loop.body)
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign))
+        for n in target_names(node.target)
+    }
+    for statement in loop.body.body:
+        for small in getattr(statement, "body", ()):
+            targets: set[str] = set()
+            if isinstance(small, cst.Assign):
+                targets = {n.value for t in small.targets for n in target_names(t.target)}
+                read = _names_read(small.value)
+            elif isinstance(small, cst.AugAssign):
+                targets = {n.value for n in target_names(small.target)}
+                read = _names_read(small.value) | targets
+            else:
+                read = _names_read(small)
+            carried |= (read & assigned) - bound
+            bound |= targets
+    return carried
+
+
+def _names_read(node: cst.CSTNode) -> set[str]:
+    attributes = {id(n.attr) for n in subtree(node) if isinstance(n, cst.Attribute)}
+    return {n.value for n in subtree(node) if isinstance(n, cst.Name) and id(n) not in attributes}
 
 
 def _starts_empty(name: str, before: list[cst.BaseStatement]) -> bool:
