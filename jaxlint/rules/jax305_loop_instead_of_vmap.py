@@ -30,18 +30,23 @@ class LoopInsteadOfVmap(Rule):
     severity = "info"
     fix_kind = "verified"
     summary = "host code calls JAX once per row and stacks: jax.vmap does it in one call"
-    host_node_types = (ast.Call,)
+    host_node_types = (ast.Call, ast.For)
 
     @classmethod
     def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
-        # a stacked comprehension, or one bound to a name (`rows = [...]`) stacked later
+        # a stacked comprehension, or one bound to a name (`rows = [...]`) stacked later, or a
+        # loop adding to a total (`+=`, `.at[i].add`)
         return " for " in text and (
             any(f"{name}([" in text for name in STACKER_NAMES)
             or ("= [" in text and any(f"{name}(" in text for name in STACKER_NAMES))
+            or "+=" in text
+            or ".add(" in text
         )
 
     @classmethod
     def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
+        if isinstance(node, ast.For):
+            return _may_accumulate(node)
         func = node.func  # type: ignore[attr-defined]
         args = node.args  # type: ignore[attr-defined]
         # the stacker first: the names bound to comprehensions take a walk of the module
@@ -96,6 +101,68 @@ class LoopInsteadOfVmap(Rule):
         for position, statement in enumerate(statements):
             if isinstance(statement, cst.For) and statement.orelse is None:
                 self._appending_loop(statement, statements[:position], statements[position + 1 :])
+                self._accumulating_loop(statement)
+
+    def _accumulating_loop(self, loop: cst.For) -> None:
+        """`for i in range(len(x)): total += f(x[i])`, `probs = probs.at[b].add(w[i])`: a
+        reduction over the rows of a JAX array, one dispatch (and often a host read) per row."""
+        if not _straight_line(loop):
+            return
+        carried = _carried_names(loop)
+        if len(carried) != 1:
+            return
+        (total,) = carried
+        update = _accumulation(loop, total)
+        if update is None:
+            return
+        indexed = self._over_rows(loop) or (
+            # a JAX array updated one index per iteration of a counted loop
+            update == "scatter"
+            and isinstance(loop.iter, cst.Call)
+            and self.context.resolve(loop.iter.func) == "builtins.range"
+            and self.context.kind_at(cst.Name(total), loop) == Kind.ARRAY
+        )
+        if not indexed:
+            return
+        callee = self._jax_call(loop.body)
+        if callee is None and update != "scatter":
+            return
+        if update == "scatter":
+            advice = (
+                f"one `{total}.at[indices].add(values)` adds every row at once (repeated "
+                "indices accumulate, as in the loop)"
+            )
+        else:
+            advice = "`jnp.sum(jax.vmap(row_fn)(rows), axis=0)` computes and adds them in one call"
+        self.report(
+            loop,
+            f"this loop adds one row's JAX result to `{total}` per iteration of "
+            f"`{code_of(loop.iter)}` from Python — one dispatch per row; {advice}",
+            end_node=loop.iter,
+            fix=Refusal("a reduction written as a loop: rewrite it by hand as advised"),
+        )
+
+    def _over_rows(self, loop: cst.For) -> bool:
+        """Does the loop walk the rows of a JAX array: its iterable, or `range(...)` with the
+        index reading `x[i]` of an array `x`?"""
+        if self._array_rows(loop.iter):
+            return True
+        if not (
+            isinstance(loop.iter, cst.Call)
+            and self.context.resolve(loop.iter.func) == "builtins.range"
+            and isinstance(loop.target, cst.Name)
+        ):
+            return False
+        index = loop.target.value
+        return any(
+            isinstance(node, cst.Subscript)
+            and isinstance(node.value, cst.Name)
+            and len(node.slice) == 1
+            and isinstance(node.slice[0].slice, cst.Index)
+            and _names_read(node.slice[0].slice.value) == {index}
+            and self._array_rows(node.value)
+            for node in subtree(loop.body)
+        )
 
     def _appending_loop(
         self,
@@ -390,6 +457,80 @@ def _append_count(loop: cst.For, name: str) -> int:
         and isinstance(node.value, cst.Name)
         and node.value.value == name
     )
+
+
+def _may_accumulate(loop: ast.For) -> bool:
+    """The `ast` test before libcst: a straight-line body adding to something (`total += e`,
+    `total = total.at[i].add(e)`) in a loop over `range(...)` or a name."""
+    if loop.orelse or not all(
+        isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)) for s in loop.body
+    ):
+        return False
+    if not isinstance(loop.iter, (ast.Call, ast.Name, ast.Attribute)):
+        return False
+    return any(
+        (isinstance(s, ast.AugAssign) and isinstance(s.op, (ast.Add, ast.Sub)))
+        or (
+            isinstance(s, ast.Assign)
+            and isinstance(s.value, ast.Call)
+            and isinstance(s.value.func, ast.Attribute)
+            and s.value.func.attr == "add"
+        )
+        for s in loop.body
+    )
+
+
+def _straight_line(loop: cst.For) -> bool:
+    """A body of simple statements that never leaves the loop early."""
+    return all(isinstance(s, cst.SimpleStatementLine) for s in loop.body.body) and not any(
+        isinstance(node, (cst.Break, cst.Continue, cst.Return, cst.Yield))
+        for node in subtree(loop.body)
+    )
+
+
+def _accumulation(loop: cst.For, total: str) -> str | None:
+    """How every binding of `total` in the body adds to it: "sum" (`total += e`,
+    `total = total + e`) or "scatter" (`total = total.at[i].add(e)`); None otherwise."""
+    kinds: set[str] = set()
+    for statement in loop.body.body:
+        for small in getattr(statement, "body", ()):
+            if isinstance(small, cst.AugAssign):
+                if {n.value for n in target_names(small.target)} & {total}:
+                    if not isinstance(small.operator, (cst.AddAssign, cst.SubtractAssign)):
+                        return None
+                    kinds.add("sum")
+            elif isinstance(small, cst.Assign):
+                bound = {n.value for t in small.targets for n in target_names(t.target)}
+                if total not in bound:
+                    continue
+                if len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name):
+                    return None
+                kinds.add(_added_to(small.value, total) or "other")
+    return kinds.pop() if len(kinds) == 1 and "other" not in kinds else None
+
+
+def _added_to(value: cst.BaseExpression, total: str) -> str | None:
+    if (
+        isinstance(value, cst.BinaryOperation)
+        and isinstance(value.operator, (cst.Add, cst.Subtract))
+        and isinstance(value.left, cst.Name)
+        and value.left.value == total
+        and total not in _names_read(value.right)
+    ):
+        return "sum"
+    # `total.at[i].add(e)`
+    func = value.func if isinstance(value, cst.Call) else None
+    if (
+        isinstance(func, cst.Attribute)
+        and func.attr.value == "add"
+        and isinstance(func.value, cst.Subscript)
+        and isinstance(func.value.value, cst.Attribute)
+        and func.value.value.attr.value == "at"
+        and isinstance(func.value.value.value, cst.Name)
+        and func.value.value.value.value == total
+    ):
+        return "scatter"
+    return None
 
 
 def _carried_names(loop: cst.For) -> set[str]:
