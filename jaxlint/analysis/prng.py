@@ -273,7 +273,7 @@ class KeyFlow:
         self.folded: dict[int, list[tuple[str, frozenset[int]]]] = {}
         self.consumers: dict[int, int] = {}  # object → how many calls consume it
         self._objects: dict[tuple[str, int], frozenset[int]] = {}
-        self._candidates: set[int] = set()  # functions that may consume a key (by their text)
+        self.candidates: set[int] = set()  # functions that may consume a key (by their text)
 
     @property
     def index(self) -> ModuleIndex:
@@ -309,7 +309,7 @@ class KeyFlow:
         if "random" not in text and "key" not in text and "rng" not in text:
             return
         direct, tokens = _consumer_text(self.index)
-        self._candidates, findable = _may_consume(self.index, direct, tokens)
+        self.candidates, findable = _may_consume(self.index, direct, tokens)
         _Walker(self, None, self.index.imports).run(self.index.tree.body, [])
         for function in self.index.functions:
             if id(function) in findable:  # the others run when a caller asks what they consume
@@ -322,6 +322,10 @@ class KeyFlow:
         that no method ever replaces: every call of a method drawing from it draws the same
         numbers (a `shuffle()` called once per epoch applies one permutation every epoch)."""
         imports = self.index.imports
+        node = class_info.node
+        text = "\n".join(self.index.lines[node.lineno - 1 : node.end_lineno or node.lineno])
+        if not any(maker in text for maker in ("PRNGKey(", "key(", "split(")):
+            return  # no key made in the class's text
         stored = _stored_keys(class_info, imports)
         if not stored:
             return
@@ -371,7 +375,7 @@ class KeyFlow:
         self._running.add(key)
         consumed: frozenset[str] = frozenset()
         body = function.node.body
-        if isinstance(body, list) and id(function) in self._candidates:
+        if isinstance(body, list) and id(function) in self.candidates:
             imports = imports_in(function, self.index.imports)
             walker = _Walker(self, function, imports)
             consumed = walker.run(body, list(function.params))
@@ -504,6 +508,13 @@ def key_consumers(index: ModuleIndex, module: str) -> dict[str, KeyConsumer]:
         owner = function.class_info
         if owner is not None and index.classes.get(owner.node.name) is not owner:
             continue  # a class nested in a function: no other module reaches it by name
+        if (
+            owner is not None
+            and function.name != "__init__"
+            and id(function) not in flow.candidates
+            and not KEY_KEYWORDS & set(function.params)
+        ):
+            continue  # a method whose text draws from no key: other modules ask in vain
         shift = 0 if owner is None or "builtins.staticmethod" in function.decorator_names else 1
         summary = flow.summary(function, shift)
         # one that takes a key and draws nothing from it is listed too: its callers then know
@@ -2046,37 +2057,58 @@ def _stored_keys(class_info: ClassInfo, imports: ImportTable) -> dict[str, str]:
     """Attributes the constructors bind to a key made on the spot (`self.rng =
     jax.random.PRNGKey(seed)`, `self.key = jax.random.split(key)[0]`) and no other method of
     the class binds → the constructor's name."""
+    methods = class_info.all_methods()
     made: dict[str, str] = {}
-    bound_elsewhere: set[str] = set()
-    for method in class_info.all_methods().values():
+    for name in sorted(CONSTRUCTORS & methods.keys()):
+        method = methods[name]
         if not method.is_method:
             continue
         receiver = method.positional[0]
         for node in walk_ast(method.node):
-            if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            if not isinstance(node, ast.Assign) or len(node.targets) != 1:
                 continue
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                for part in walk_ast(target):
-                    if not (
-                        isinstance(part, ast.Attribute)
-                        and isinstance(part.value, ast.Name)
-                        and part.value.id == receiver
-                    ):
-                        continue
-                    value = node.value
-                    if isinstance(value, ast.Subscript):
-                        value = value.value  # `split(key)[0]`
-                    maker = (
-                        imports.resolve(dotted_ast(value.func)) or ""
-                        if isinstance(value, ast.Call)
-                        else ""
-                    )
-                    if method.name in CONSTRUCTORS and part is target and maker in KEY_RESULTS:
-                        made.setdefault(part.attr, method.name)
-                    else:
-                        bound_elsewhere.add(part.attr)
-    return {name: where for name, where in made.items() if name not in bound_elsewhere}
+            target, value = node.targets[0], node.value
+            if not (
+                isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == receiver
+            ):
+                continue
+            if isinstance(value, ast.Subscript):
+                value = value.value  # `split(key)[0]`
+            if (
+                isinstance(value, ast.Call)
+                and (imports.resolve(dotted_ast(value.func)) or "") in KEY_RESULTS
+            ):
+                made.setdefault(target.attr, name)
+    if not made:
+        return {}
+    # bound anywhere else in the class (`self.rng, sub = split(self.rng)`): advanced
+    for method in methods.values():
+        if not method.is_method:
+            continue
+        receiver = method.positional[0]
+        for node in walk_ast(method.node):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.ctx, ast.Store)
+                and node.attr in made
+                and isinstance(node.value, ast.Name)
+                and node.value.id == receiver
+                and not _constructor_binding(node, methods, made)
+            ):
+                del made[node.attr]
+    return made
+
+
+def _constructor_binding(
+    target: ast.Attribute, methods: Mapping[str, FunctionInfo], made: Mapping[str, str]
+) -> bool:
+    """Is `target` the binding `_stored_keys` found (`self.rng = PRNGKey(...)` itself)?"""
+    method = methods.get(made[target.attr])
+    return method is not None and any(
+        isinstance(node, ast.Assign) and node.targets[0] is target for node in walk_ast(method.node)
+    )
 
 
 def _attributes_rebound_outside(

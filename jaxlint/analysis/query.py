@@ -11,7 +11,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.jax_api import TraceKind
-from jaxlint.analysis.names import dotted_cst
+from jaxlint.analysis.names import ImportTable, dotted_cst
 from jaxlint.analysis.scope import FunctionInfo, ModuleIndex, imports_in
 from jaxlint.analysis.tracers import Tracers
 from jaxlint.analysis.values import FunctionValues, Kind
@@ -27,6 +27,7 @@ class Frame:
     parent: Frame | None
     resolve: Callable[[cst.BaseExpression], str | None]  # names as seen from this function
     module_defs: Mapping[str, FunctionInfo]  # the module's functions, by name
+    module_imports: ImportTable  # the module's imports
     _values: FunctionValues | None = None
     _tracers: Tracers | None = None
     _branches: _Branches | None = None
@@ -42,6 +43,7 @@ class Frame:
                 parent=parent_values,
                 resolve=self.resolve,
                 module_defs=self.module_defs,
+                module_imports=self.module_imports,
             )
         return self._values
 
@@ -93,6 +95,7 @@ class Query:
             self.frame,
             functools.partial(self.resolve_in, info),
             self.index.module_defs,
+            self.index.imports,
         )
 
     def leave_function(self) -> None:

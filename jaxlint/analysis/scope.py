@@ -7,6 +7,7 @@ decide which parts of a file need libcst at all. Rules read it through `jaxlint.
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -217,9 +218,8 @@ class FunctionInfo:
     host_constant_params: set[str] | None = None
     # "array" / "container" / "traced" (a traced caller passes its own argument)
     param_hints: dict[str, set[str]] = field(default_factory=dict)
-    # every `return` gives the result of a JAX operation (`return jnp.mean((x @ p) ** 2)`):
-    # called from staged code with a traced argument, it returns a tracer
-    returns_array: bool = False
+    # see `returns_array` (computed when first asked)
+    _returns_array: bool | None = field(default=None, repr=False)
     # parameter → the number or array leaf fields of its dataclass-like pytree class (`cfg:
     # Config`, the `self` of such a class's method): see ClassInfo.number_leaf_fields
     leaf_fields: dict[str, frozenset[str]] = field(default_factory=dict)
@@ -240,7 +240,7 @@ class FunctionInfo:
     def is_classmethod(self) -> bool:
         return "builtins.classmethod" in self.decorator_names
 
-    @property
+    @functools.cached_property
     def params(self) -> tuple[str, ...]:
         extra = tuple(p for p in (self.vararg, self.kwarg) if p)
         return self.positional + self.keyword_only + extra
@@ -622,9 +622,9 @@ def build_index(
         class_info.local_bases = [
             builder.classes[b] for b in class_info.base_names if b in builder.classes
         ]
-    for function in builder.functions:
-        builder.collect_leaf_fields(function)
-        function.returns_array = _returns_array(function, imports_in(function, builder.imports))
+    if any(c.number_leaf_fields() for c in builder.classes.values()):
+        for function in builder.functions:
+            builder.collect_leaf_fields(function)
     builder.find_roots()
     builder.propagate()
     # what this module's own traced code calls: the marks others gave it reach no further (one
@@ -704,6 +704,7 @@ class _IndexBuilder:
         self._linen_passed: dict[int, ast.Call] = {}  # id(call) → its `_as_passed` form
         self._class_of: dict[int, ClassInfo] = {}
         self.instances: dict[str, ClassInfo] = {}  # module-level `name = LocalClass(...)`
+        self._attributes_of: dict[int, dict[str, list[ast.expr]]] = {}  # `_attribute_values`
         # id(function node) → `_local_bindings` of it, computed when a call site asks
         self.local_bindings: dict[int, dict[str, list[ast.expr | None]]] = {}
         self.module_assigns: list[ast.Assign] = []
@@ -936,8 +937,8 @@ class _IndexBuilder:
         says so: `Cls(...)`, a module-level instance, a local bound only to `Cls(...)`, a
         parameter annotated `Cls`, or `self.attr` that the class's methods bind only to
         `Cls(...)` (`self.alw = Always()` in `__init__`). None when unknown."""
-        if depth > 3:
-            return None
+        if depth > 3 or not self.classes:
+            return None  # a module without classes holds no instance of one
         if isinstance(expression, ast.Call) and isinstance(expression.func, ast.Name):
             return self.classes.get(expression.func.id)
         if isinstance(expression, ast.Name):
@@ -952,8 +953,10 @@ class _IndexBuilder:
                         return None
                     return self.classes.get(dotted_ast(annotation) or "")
                 if name in enclosing.local_names:
-                    if isinstance(enclosing.node, ast.Lambda):
-                        return None
+                    if isinstance(enclosing.node, ast.Lambda) or not (
+                        enclosing.loaded_names & self.classes.keys()
+                    ):
+                        return None  # the function names no class: no local holds one
                     values = self._function_bindings(enclosing).get(name, [])
                     return self._one_class(values, enclosing, depth)
                 enclosing = enclosing.parent
@@ -962,21 +965,34 @@ class _IndexBuilder:
             owner = self._class_of_receiver(expression.value.id, scope)
             if owner is None:
                 return None
-            values = [
-                node.value
-                for method in owner.all_methods().values()
-                for node in walk_ast(method.node)
-                if isinstance(node, ast.Assign)
-                and any(
-                    isinstance(t, ast.Attribute)
-                    and t.attr == expression.attr
-                    and isinstance(t.value, ast.Name)
-                    and t.value.id == expression.value.id
-                    for t in node.targets
-                )
-            ]
+            values = self._attribute_values(owner).get(expression.attr, [])
             return self._one_class(values, None, depth)
         return None
+
+    def _attribute_values(self, class_info: ClassInfo) -> dict[str, list[ast.expr]]:
+        """What the class's constructors (`__init__`, `__post_init__`, `setup`, inherited ones
+        included) assign to `self.<name>`, by name: where an object's parts are made. One walk
+        per class, asked for every `self.x(...)` call; a part replaced in another method by
+        an instance of another class is not seen."""
+        found = self._attributes_of.get(id(class_info))
+        if found is None:
+            found = {}
+            for name, method in class_info.all_methods().items():
+                if name not in ("__init__", "__post_init__", "setup"):
+                    continue
+                receiver = method.positional[0] if method.is_method else None
+                for node in walk_ast(method.node):
+                    if not isinstance(node, ast.Assign):
+                        continue
+                    for target in node.targets:
+                        if (
+                            isinstance(target, ast.Attribute)
+                            and isinstance(target.value, ast.Name)
+                            and target.value.id == receiver
+                        ):
+                            found.setdefault(target.attr, []).append(node.value)
+            self._attributes_of[id(class_info)] = found
+        return found
 
     def _one_class(
         self, values: list[ast.expr | None], scope: FunctionInfo | None, depth: int
@@ -1090,6 +1106,15 @@ class _IndexBuilder:
                     bound = True
                 return [(method, bound, None)]
         if isinstance(expression, ast.Attribute):
+            root = expression.value
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if (
+                isinstance(root, ast.Name)
+                and root.id in self.imports.aliases
+                and (scope is None or scope.defining_function(root.id) is None)
+            ):
+                return []  # `jnp.sum`, `optax.adam`: a module's function, not a method
             # `model.run(...)`, `self.solver.solve(...)`: a method of the receiver's class
             receiver = self._instance_class(expression.value, scope)
             method = receiver.all_methods().get(expression.attr) if receiver else None
@@ -1557,10 +1582,17 @@ def _argument_hint(
     return None
 
 
-def _returns_array(function: FunctionInfo, imports: ImportTable) -> bool:
+def returns_array(function: FunctionInfo, module_imports: ImportTable) -> bool:
     """Does every `return` of the function (a lambda: its body) give a JAX operation's result,
-    or arithmetic or indexing on one? One that may return a pytree, a Python value or nothing
-    does not."""
+    or arithmetic or indexing on one (`return jnp.mean((x @ p) ** 2)`)? Called from staged code
+    with a traced argument, it returns a tracer. One that may return a pytree, a Python value or
+    nothing does not."""
+    if function._returns_array is None:
+        function._returns_array = _returns_array(function, imports_in(function, module_imports))
+    return function._returns_array
+
+
+def _returns_array(function: FunctionInfo, imports: ImportTable) -> bool:
     node = function.node
     if isinstance(node, ast.Lambda):
         return _array_expression(node.body, imports)

@@ -111,8 +111,8 @@ class Tracers:
             callee = self.values.function_named(func.value)
             return (
                 callee is not None
-                and callee.returns_array
                 and any(self._of(a.value) or self.values.kind(a.value).traced for a in call.args)
+                and self.values.returns_array(callee)
             )
         if isinstance(func, cst.Attribute):
             method = func.attr.value

@@ -33,8 +33,8 @@ from jaxlint.analysis.jax_api import (
     STRUCTURED_RESULTS,
     is_array_api,
 )
-from jaxlint.analysis.names import dotted_cst, target_names
-from jaxlint.analysis.scope import FunctionInfo
+from jaxlint.analysis.names import ImportTable, dotted_cst, target_names
+from jaxlint.analysis.scope import FunctionInfo, returns_array
 
 
 class Kind(IntEnum):
@@ -80,10 +80,12 @@ class FunctionValues:
         parent: FunctionValues | None,
         resolve: Resolver,
         module_defs: Mapping[str, FunctionInfo] | None = None,
+        module_imports: ImportTable | None = None,
     ) -> None:
         self.node = node
         self.info = info
         self.module_defs = module_defs or {}
+        self.module_imports = module_imports or ImportTable()
         self.traced = traced
         # traced only by transforms that run the body eagerly: arrays built from Python values
         # are concrete there
@@ -267,6 +269,11 @@ class FunctionValues:
                 return None
             scope = scope.parent
         return self.module_defs.get(name)
+
+    def returns_array(self, function: FunctionInfo) -> bool:
+        """Does `function` return a JAX operation's result on every `return` (see
+        scope.returns_array)?"""
+        return returns_array(function, self.module_imports)
 
     def is_local(self, name: str) -> bool:
         """Bound in this function (or an enclosing one) rather than at module level."""

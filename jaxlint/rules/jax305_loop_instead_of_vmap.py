@@ -40,7 +40,7 @@ class LoopInsteadOfVmap(Rule):
             any(f"{name}([" in text for name in STACKER_NAMES)
             or ("= [" in text and any(f"{name}(" in text for name in STACKER_NAMES))
             or "+=" in text
-            or ".add(" in text
+            or ".at[" in text
         )
 
     @classmethod
@@ -341,20 +341,31 @@ class LoopInsteadOfVmap(Rule):
 
 
 def _comprehension_names(index: ModuleIndex) -> frozenset[str]:
-    """Names the module binds to a list comprehension (`rows = [f(r) for r in x]`)."""
+    """Names the module binds to a list comprehension (`rows = [f(r) for r in x]`), or to an
+    empty list a `for` loop appends to (`rows = []`, then `rows.append(f(r))` in the loop)."""
 
     def compute() -> frozenset[str]:
-        return frozenset(
-            target.id
-            for node in walk_ast(index.tree)
-            if isinstance(node, ast.Assign)
-            and (
-                isinstance(node.value, ast.ListComp)
-                or (isinstance(node.value, ast.List) and not node.value.elts)  # appended later
-            )
-            for target in node.targets
-            if isinstance(target, ast.Name)
-        )
+        comprehensions: set[str] = set()
+        empty: set[str] = set()
+        appended: set[str] = set()
+        for node in walk_ast(index.tree):
+            if isinstance(node, ast.Assign):
+                names = {t.id for t in node.targets if isinstance(t, ast.Name)}
+                if isinstance(node.value, ast.ListComp):
+                    comprehensions |= names
+                elif isinstance(node.value, ast.List) and not node.value.elts:
+                    empty |= names
+            elif isinstance(node, ast.For):
+                appended |= {
+                    call.func.value.id
+                    for statement in node.body
+                    if isinstance(statement, ast.Expr)
+                    and isinstance(call := statement.value, ast.Call)
+                    and isinstance(call.func, ast.Attribute)
+                    and call.func.attr == "append"
+                    and isinstance(call.func.value, ast.Name)
+                }
+        return frozenset(comprehensions | (empty & appended))
 
     return index.memoized("jax305-comprehension-names", compute)
 
@@ -466,15 +477,27 @@ def _may_accumulate(loop: ast.For) -> bool:
         isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)) for s in loop.body
     ):
         return False
-    if not isinstance(loop.iter, (ast.Call, ast.Name, ast.Attribute)):
-        return False
+    counted = (
+        isinstance(loop.iter, ast.Call)
+        and isinstance(loop.iter.func, ast.Name)
+        and loop.iter.func.id == "range"
+    )
+    if not (counted or isinstance(loop.iter, (ast.Name, ast.Attribute))):
+        return False  # `.items()`, `zip(...)`: Python collections, not an array's rows
     return any(
-        (isinstance(s, ast.AugAssign) and isinstance(s.op, (ast.Add, ast.Sub)))
+        (
+            isinstance(s, ast.AugAssign)
+            and isinstance(s.target, ast.Name)
+            and isinstance(s.op, (ast.Add, ast.Sub))
+            and any(isinstance(n, ast.Call) for n in walk_ast(s.value))  # `+= f(x[i])`
+            and not any(isinstance(n, ast.JoinedStr) for n in walk_ast(s.value))
+        )
         or (
             isinstance(s, ast.Assign)
             and isinstance(s.value, ast.Call)
             and isinstance(s.value.func, ast.Attribute)
             and s.value.func.attr == "add"
+            and isinstance(s.value.func.value, ast.Subscript)  # `.at[i].add(...)`
         )
         for s in loop.body
     )
