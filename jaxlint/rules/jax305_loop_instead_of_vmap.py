@@ -18,6 +18,16 @@ from jaxlint.engine.edits import Refusal
 from jaxlint.engine.requests import ComprehensionToVmap
 from jaxlint.engine.rule import Rule
 from jaxlint.rules._comprehensions import STACKERS, stacked_comprehension, stacks_rows
+from jaxlint.rules._host_loops import (
+    accumulation,
+    appended_names,
+    carried_names,
+    may_accumulate,
+    names_read,
+    starts_empty,
+    straight_line,
+    work_parts,
+)
 
 STACKER_NAMES = frozenset(q.rsplit(".", 1)[1] for q in STACKERS)
 KEY_DERIVERS = frozenset({"jax.random.split", "jax.random.fold_in"})
@@ -46,7 +56,7 @@ class LoopInsteadOfVmap(Rule):
     @classmethod
     def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
         if isinstance(node, ast.For):
-            return _may_accumulate(node)
+            return may_accumulate(node)
         func = node.func  # type: ignore[attr-defined]
         args = node.args  # type: ignore[attr-defined]
         # the stacker first: the names bound to comprehensions take a walk of the module
@@ -106,13 +116,13 @@ class LoopInsteadOfVmap(Rule):
     def _accumulating_loop(self, loop: cst.For) -> None:
         """`for i in range(len(x)): total += f(x[i])`, `probs = probs.at[b].add(w[i])`: a
         reduction over the rows of a JAX array, one dispatch (and often a host read) per row."""
-        if not _straight_line(loop):
+        if not straight_line(loop):
             return
-        carried = _carried_names(loop)
+        carried = carried_names(loop)
         if len(carried) != 1:
             return
         (total,) = carried
-        update = _accumulation(loop, total)
+        update = accumulation(loop, total)
         if update is None:
             return
         indexed = self._over_rows(loop) or (
@@ -159,7 +169,7 @@ class LoopInsteadOfVmap(Rule):
             and isinstance(node.value, cst.Name)
             and len(node.slice) == 1
             and isinstance(node.slice[0].slice, cst.Index)
-            and _names_read(node.slice[0].slice.value) == {index}
+            and names_read(node.slice[0].slice.value) == {index}
             and self._array_rows(node.value)
             for node in subtree(loop.body)
         )
@@ -172,19 +182,22 @@ class LoopInsteadOfVmap(Rule):
     ) -> None:
         """`rows = []`, `for s in states: rows.append(f(s))`, then `jnp.array(rows)`: the
         comprehension written as a loop, one dispatch per row of a JAX array."""
-        appended = _appended_names(loop)
+        appended = appended_names(loop)
         if len(appended) != 1:
             return
         replicates = not self._array_rows(loop.iter)
         if replicates and not self._draws_per_iteration(loop):
             return
         (name,) = appended
-        if not _starts_empty(name, before) or not any(
-            self._stacks(call, name) for statement in after for call in _calls(statement)
+        if not starts_empty(name, before) or not any(
+            self._stacks(call, name)
+            for statement in after
+            for call in subtree(statement)
+            if isinstance(call, cst.Call)
         ):
             return
         callee = next(
-            (c for part in _work_parts(loop, name) if (c := self._jax_call(part)) is not None),
+            (c for part in work_parts(loop, name) if (c := self._jax_call(part)) is not None),
             None,
         )
         if callee is None:
@@ -237,7 +250,7 @@ class LoopInsteadOfVmap(Rule):
             for node in subtree(loop.body)
         )
         # a chain (`x = step(sub, x)` then `samples.append(x)`) is a scan, not replicates
-        return draws and not (_carried_names(loop) - keys)
+        return draws and not (carried_names(loop) - keys)
 
     def _stacks(self, call: cst.Call, name: str) -> bool:
         first = call.args[0].value if call.args else None
@@ -406,202 +419,3 @@ def _stores_on_self(method: FunctionInfo) -> bool:
         and node.value.id == receiver
         for node in walk_ast(method.node)
     )
-
-
-def _appended_names(loop: cst.For) -> set[str]:
-    """The lists the loop body appends to (`rows.append(...)` statements of its own block),
-    when the body is straight-line code that does not leave the loop early or read them
-    otherwise; else empty."""
-    names: set[str] = set()
-    reads: list[str] = []
-    if not all(isinstance(s, cst.SimpleStatementLine) for s in loop.body.body):
-        return set()  # a branch or inner loop per row (a path walked while a test holds)
-    attributes = {id(n.attr) for n in subtree(loop.body) if isinstance(n, cst.Attribute)}
-    for node in subtree(loop.body):
-        if isinstance(node, (cst.Break, cst.Continue, cst.Return, cst.Yield)):
-            return set()
-        if isinstance(node, cst.Name) and id(node) not in attributes:  # not `.loc` of `c.loc`
-            reads.append(node.value)
-    for statement in loop.body.body:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
-        for small in statement.body:
-            call = small.value if isinstance(small, cst.Expr) else None
-            if (
-                isinstance(call, cst.Call)
-                and isinstance(call.func, cst.Attribute)
-                and call.func.attr.value == "append"
-                and isinstance(call.func.value, cst.Name)
-            ):
-                names.add(call.func.value.value)
-    # each list is read only as the receiver of its `append`
-    return {n for n in names if reads.count(n) == _append_count(loop, n)}
-
-
-def _work_parts(loop: cst.For, name: str) -> list[cst.CSTNode]:
-    """The appended values first (what the loop computes per row), then the loop body's
-    other statements."""
-    appended: list[cst.CSTNode] = []
-    parts: list[cst.CSTNode] = []
-    for statement in loop.body.body:
-        for small in getattr(statement, "body", ()):
-            call = small.value if isinstance(small, cst.Expr) else None
-            if (
-                isinstance(call, cst.Call)
-                and isinstance(call.func, cst.Attribute)
-                and call.func.attr.value == "append"
-                and isinstance(call.func.value, cst.Name)
-                and call.func.value.value == name
-            ):
-                appended.extend(a.value for a in call.args)
-            else:
-                parts.append(small)
-    return appended + parts
-
-
-def _append_count(loop: cst.For, name: str) -> int:
-    return sum(
-        1
-        for node in subtree(loop.body)
-        if isinstance(node, cst.Attribute)
-        and node.attr.value == "append"
-        and isinstance(node.value, cst.Name)
-        and node.value.value == name
-    )
-
-
-def _may_accumulate(loop: ast.For) -> bool:
-    """The `ast` test before libcst: a straight-line body adding to something (`total += e`,
-    `total = total.at[i].add(e)`) in a loop over `range(...)` or a name."""
-    if loop.orelse or not all(
-        isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)) for s in loop.body
-    ):
-        return False
-    counted = (
-        isinstance(loop.iter, ast.Call)
-        and isinstance(loop.iter.func, ast.Name)
-        and loop.iter.func.id == "range"
-    )
-    if not (counted or isinstance(loop.iter, (ast.Name, ast.Attribute))):
-        return False  # `.items()`, `zip(...)`: Python collections, not an array's rows
-    return any(
-        (
-            isinstance(s, ast.AugAssign)
-            and isinstance(s.target, ast.Name)
-            and isinstance(s.op, (ast.Add, ast.Sub))
-            and any(isinstance(n, ast.Call) for n in walk_ast(s.value))  # `+= f(x[i])`
-            and not any(isinstance(n, ast.JoinedStr) for n in walk_ast(s.value))
-        )
-        or (
-            isinstance(s, ast.Assign)
-            and isinstance(s.value, ast.Call)
-            and isinstance(s.value.func, ast.Attribute)
-            and s.value.func.attr == "add"
-            and isinstance(s.value.func.value, ast.Subscript)  # `.at[i].add(...)`
-        )
-        for s in loop.body
-    )
-
-
-def _straight_line(loop: cst.For) -> bool:
-    """A body of simple statements that never leaves the loop early."""
-    return all(isinstance(s, cst.SimpleStatementLine) for s in loop.body.body) and not any(
-        isinstance(node, (cst.Break, cst.Continue, cst.Return, cst.Yield))
-        for node in subtree(loop.body)
-    )
-
-
-def _accumulation(loop: cst.For, total: str) -> str | None:
-    """How every binding of `total` in the body adds to it: "sum" (`total += e`,
-    `total = total + e`) or "scatter" (`total = total.at[i].add(e)`); None otherwise."""
-    kinds: set[str] = set()
-    for statement in loop.body.body:
-        for small in getattr(statement, "body", ()):
-            if isinstance(small, cst.AugAssign):
-                if {n.value for n in target_names(small.target)} & {total}:
-                    if not isinstance(small.operator, (cst.AddAssign, cst.SubtractAssign)):
-                        return None
-                    kinds.add("sum")
-            elif isinstance(small, cst.Assign):
-                bound = {n.value for t in small.targets for n in target_names(t.target)}
-                if total not in bound:
-                    continue
-                if len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name):
-                    return None
-                kinds.add(_added_to(small.value, total) or "other")
-    return kinds.pop() if len(kinds) == 1 and "other" not in kinds else None
-
-
-def _added_to(value: cst.BaseExpression, total: str) -> str | None:
-    if (
-        isinstance(value, cst.BinaryOperation)
-        and isinstance(value.operator, (cst.Add, cst.Subtract))
-        and isinstance(value.left, cst.Name)
-        and value.left.value == total
-        and total not in _names_read(value.right)
-    ):
-        return "sum"
-    # `total.at[i].add(e)`
-    func = value.func if isinstance(value, cst.Call) else None
-    if (
-        isinstance(func, cst.Attribute)
-        and func.attr.value == "add"
-        and isinstance(func.value, cst.Subscript)
-        and isinstance(func.value.value, cst.Attribute)
-        and func.value.value.attr.value == "at"
-        and isinstance(func.value.value.value, cst.Name)
-        and func.value.value.value.value == total
-    ):
-        return "scatter"
-    return None
-
-
-def _carried_names(loop: cst.For) -> set[str]:
-    """Names the loop body reads before it binds them, and binds: what one iteration hands
-    the next."""
-    bound: set[str] = set()
-    carried: set[str] = set()
-    assigned = {
-        n.value
-        for node in subtree(loop.body)
-        if isinstance(node, (cst.AssignTarget, cst.AugAssign))
-        for n in target_names(node.target)
-    }
-    for statement in loop.body.body:
-        for small in getattr(statement, "body", ()):
-            targets: set[str] = set()
-            if isinstance(small, cst.Assign):
-                targets = {n.value for t in small.targets for n in target_names(t.target)}
-                read = _names_read(small.value)
-            elif isinstance(small, cst.AugAssign):
-                targets = {n.value for n in target_names(small.target)}
-                read = _names_read(small.value) | targets
-            else:
-                read = _names_read(small)
-            carried |= (read & assigned) - bound
-            bound |= targets
-    return carried
-
-
-def _names_read(node: cst.CSTNode) -> set[str]:
-    attributes = {id(n.attr) for n in subtree(node) if isinstance(n, cst.Attribute)}
-    return {n.value for n in subtree(node) if isinstance(n, cst.Name) and id(n) not in attributes}
-
-
-def _starts_empty(name: str, before: list[cst.BaseStatement]) -> bool:
-    """Is the last binding of `name` before the loop, in its block, `name = []`?"""
-    for statement in reversed(before):
-        if not isinstance(statement, cst.SimpleStatementLine):
-            if any(isinstance(n, cst.Name) and n.value == name for n in subtree(statement)):
-                return False  # bound or used in a compound statement: not followed
-            continue
-        for small in statement.body:
-            if isinstance(small, cst.Assign) and any(
-                isinstance(t.target, cst.Name) and t.target.value == name for t in small.targets
-            ):
-                return isinstance(small.value, cst.List) and not small.value.elements
-    return False
-
-
-def _calls(statement: cst.BaseStatement) -> list[cst.Call]:
-    return [n for n in subtree(statement) if isinstance(n, cst.Call)]

@@ -95,6 +95,14 @@ class PrngKeyReuse(KeyFindingRule):
             return Refusal(
                 f"`{name}` has {finding.consumers} consumers: split it into that many keys by hand"
             )
+        function = self.context.function
+        if (
+            function is not None
+            and finding.first is not None
+            and not function.start_line <= finding.first.lineno <= function.end_line
+        ):
+            # a branch or closure drawing again what its enclosing function drew
+            return Refusal("the two consumers are in different functions: split the key by hand")
         earlier = self.seen.get(id(finding))
         if earlier is None or earlier[1] is None or self.scopes:
             return Refusal(
