@@ -123,10 +123,12 @@ def parse_libcst(text: str, path: str) -> Sequence[str]:
     return ()
 
 
-def load_jaxlint() -> Linter | None:
-    """Return a linter that does what one `jaxlint check --no-cache` process does per file."""
-    if str(REPO_DIR) not in sys.path:
-        sys.path.insert(0, str(REPO_DIR))  # measure this checkout, installed or not
+def load_jaxlint(checkout: Path = REPO_DIR) -> Linter | None:
+    """Return a linter that does what one `jaxlint check --no-cache` process does per file,
+    with the jaxlint of `checkout` (this one by default; another, a baseline worktree, for an
+    A/B on the same corpus and harness)."""
+    if str(checkout) not in sys.path:
+        sys.path.insert(0, str(checkout))  # measure that checkout, installed or not
     try:
         files = importlib.import_module("jaxlint.files")
         config = importlib.import_module("jaxlint.engine.config").Config()
@@ -254,6 +256,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cpu", type=int, help="CPU to pin to (default: last allowed)")
     parser.add_argument("--no-jaxlint", action="store_true", help="measure ast and libcst only")
     parser.add_argument(
+        "--jaxlint-from",
+        type=Path,
+        default=REPO_DIR,
+        help="the checkout whose jaxlint to measure (a baseline worktree), on this corpus",
+    )
+    parser.add_argument(
         "--no-cache-run", action="store_true", help="skip the cold/warm `jaxlint check` timing"
     )
     args = parser.parse_args(argv)
@@ -264,7 +272,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     codes: Counter[str] = Counter()
     # jaxlint runs before libcst so that the RSS high-water mark read after it is its own.
     tools: dict[str, Linter] = {"ast": parse_ast}
-    jaxlint = None if args.no_jaxlint else load_jaxlint()
+    jaxlint = None if args.no_jaxlint else load_jaxlint(args.jaxlint_from.resolve())
     if jaxlint is not None:
         tools["jaxlint"] = jaxlint
     tools["libcst"] = parse_libcst
@@ -314,7 +322,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.profile:
             print_profile(jaxlint, packages, corpus, args.profile_sort, args.profile_out)
     if jaxlint is not None and not args.no_cache_run:
-        cold, warm = time_cache_runs([CORPUS_DIR / p.name for p in packages])
+        cold, warm = time_cache_runs(
+            [CORPUS_DIR / p.name for p in packages], args.jaxlint_from.resolve()
+        )
         print(
             f"cache: `jaxlint check` over these packages took {cold:.2f} s cold and "
             f"{warm:.2f} s warm ({warm / cold:.0%} of cold; process start-up included)"
@@ -322,19 +332,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def time_cache_runs(folders: list[Path]) -> tuple[float, float]:
-    """Wall time of `jaxlint check` with an empty cache, then again with the cache it wrote."""
+def time_cache_runs(folders: list[Path], checkout: Path = REPO_DIR) -> tuple[float, float]:
+    """Wall time of `jaxlint check` (the checkout's) with an empty cache, then again with the
+    cache it wrote."""
     import subprocess
     import tempfile
 
     with tempfile.TemporaryDirectory() as cache_dir:
-        env = {**os.environ, "JAXLINT_CACHE_DIR": cache_dir}
+        env = {**os.environ, "JAXLINT_CACHE_DIR": cache_dir, "PYTHONPATH": str(checkout)}
         command = [sys.executable, "-m", "jaxlint", "check", "--no-verify", "--select", "JAX"]
         times = []
         for _ in range(2):
             start = time.perf_counter()
             subprocess.run(
-                [*command, *map(str, folders)], cwd=REPO_DIR, env=env, capture_output=True
+                [*command, *map(str, folders)], cwd=checkout, env=env, capture_output=True
             )
             times.append(time.perf_counter() - start)
     return times[0], times[1]

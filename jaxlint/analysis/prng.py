@@ -1465,7 +1465,7 @@ class _Walker:
         if func.attr in owner.class_info.all_methods():
             return None  # the module's own method (found by `_callee`)
         consumers = self.flow.index.key_consumers
-        for class_info in _class_chain(owner.class_info):
+        for class_info in owner.class_info.lineage():
             for base in class_info.base_names:  # qualified where imported
                 if "." not in base:
                     continue  # a class of this module, or a builtin
@@ -2144,19 +2144,6 @@ def _attributes_rebound_outside(
         ):
             found.add(node.attr)
     return found
-
-
-def _class_chain(class_info: ClassInfo) -> list[ClassInfo]:
-    """The class and its bases of the same module, each once."""
-    chain: list[ClassInfo] = []
-    pending = [class_info]
-    while pending:
-        current = pending.pop()
-        if any(current is seen for seen in chain):
-            continue
-        chain.append(current)
-        pending.extend(current.local_bases)
-    return chain
 
 
 def _place(node: ast.AST) -> str | None:

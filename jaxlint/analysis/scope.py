@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import functools
 import itertools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -105,9 +105,9 @@ class ClassInfo:
     local_bases: list[ClassInfo] = field(default_factory=list)  # base classes of this module
     registered: bool = False
 
-    def all_methods(self) -> dict[str, FunctionInfo]:
-        """Its methods and those it inherits from base classes of the module, each name
-        resolved as Python would (depth first, the class itself first; a base seen once)."""
+    def lineage(self) -> list[ClassInfo]:
+        """The class and its base classes of the module, in the order Python looks names up in
+        them (depth first, the class itself first; a base seen once)."""
         order: list[ClassInfo] = []
         pending: list[ClassInfo] = [self]
         while pending:
@@ -116,8 +116,13 @@ class ClassInfo:
                 continue
             order.append(current)
             pending.extend(reversed(current.local_bases))
+        return order
+
+    def all_methods(self) -> dict[str, FunctionInfo]:
+        """Its methods and those it inherits from base classes of the module, each name
+        resolved as Python would."""
         found: dict[str, FunctionInfo] = {}
-        for class_info in reversed(order):
+        for class_info in reversed(self.lineage()):
             found.update(class_info.methods)
         return found
 
@@ -125,15 +130,13 @@ class ClassInfo:
     def static_fields(self) -> set[str]:
         """Fields declared static: `x: T = static_field()`, `field(pytree_node=False)`,
         `eqx.field(static=True)`: Python values in every trace, never leaves."""
-        found = set()
+        return {name for name, field in self.annotated_fields() if _declares_static(field.value)}
+
+    def annotated_fields(self) -> Iterator[tuple[str, ast.AnnAssign]]:
+        """(name, statement) of the class body's annotated fields (`n_steps: int = 3`)."""
         for statement in self.node.body:
-            if (
-                isinstance(statement, ast.AnnAssign)
-                and isinstance(statement.target, ast.Name)
-                and _declares_static(statement.value)
-            ):
-                found.add(statement.target.id)
-        return found
+            if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+                yield statement.target.id, statement
 
     def number_leaf_fields(self) -> frozenset[str]:
         """Fields of a dataclass-like pytree (flax.struct, chex, equinox, NamedTuple,
@@ -145,31 +148,24 @@ class ClassInfo:
         static: set[str] = set()
         for class_info in self._dataclass_chain():
             static |= class_info.static_fields
-            for statement in class_info.node.body:
-                if (
-                    isinstance(statement, ast.AnnAssign)
-                    and isinstance(statement.target, ast.Name)
-                    and _number_annotation(statement.annotation)
-                ):
-                    found.add(statement.target.id)
+            found |= {
+                name
+                for name, field in class_info.annotated_fields()
+                if _number_annotation(field.annotation)
+            }
         return frozenset(found - static)
 
     def _dataclass_chain(self) -> list[ClassInfo]:
-        """The class and its module's bases, if each is a dataclass-like pytree; else []."""
-        chain: list[ClassInfo] = []
-        pending: list[ClassInfo] = [self]
-        while pending:
-            current = pending.pop()
-            if any(current is seen for seen in chain):
-                continue
+        """The class and its module's bases, if each is a dataclass-like pytree (or derives from
+        one of the module); else []."""
+        lineage = self.lineage()
+        for current in lineage:
             own = any(d in DATACLASS_PYTREE_DECORATORS for d in current.decorator_names) or any(
                 b in DATACLASS_PYTREE_BASES for b in current.base_names
             )
             if not own and not current.local_bases:
                 return []
-            chain.append(current)
-            pending.extend(current.local_bases)
-        return chain
+        return lineage
 
 
 @dataclass(eq=False)

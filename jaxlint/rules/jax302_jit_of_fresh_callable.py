@@ -11,7 +11,7 @@ from jaxlint.analysis.ast_walk import walk_ast
 from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.cst_walk import subtree as walk_cst
 from jaxlint.analysis.cst_walk import walk
-from jaxlint.analysis.jax_api import JIT_APIS
+from jaxlint.analysis.jax_api import EAGER_TRANSFORMS, JIT_APIS
 from jaxlint.analysis.names import dotted_ast, target_names
 from jaxlint.analysis.scope import FunctionInfo, ModuleIndex
 from jaxlint.analysis.unit_summary import UnitSummary
@@ -22,18 +22,8 @@ PARTIALS = frozenset({"functools.partial"})
 # transforms that return a new function object each time they are called: `jax.jit(jax.vmap(f))`
 # evaluated again is a new function to jit, traced and compiled again (measured: 3 loops, 3
 # traces, for jit and pmap of a vmap and jit of a grad)
-WRAPPING_TRANSFORMS = frozenset(
-    {
-        "jax.vmap",
-        "jax.grad",
-        "jax.value_and_grad",
-        "jax.jacfwd",
-        "jax.jacrev",
-        "jax.hessian",
-        "jax.checkpoint",
-        "jax.remat",
-    }
-)
+# (`jax.jvp`/`jax.vjp` compute at once and return no function)
+WRAPPING_TRANSFORMS = (EAGER_TRANSFORMS - {"jax.jvp", "jax.vjp"}) | {"jax.checkpoint", "jax.remat"}
 JIT_NAMES = frozenset(q.rsplit(".", 1)[1] for q in JIT_APIS)
 JIT_TEXT = re.compile(rf"\b(?:{'|'.join(sorted(JIT_NAMES))})\b\s*[(,)#\r\n]")
 
