@@ -37,3 +37,14 @@ def walk_ast(node: ast.AST) -> Iterator[ast.AST]:
             elif isinstance(value, _AST):
                 push(value)
         yield node
+
+
+def own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """The nodes of a function's `body`, not entering the defs and classes nested in it."""
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                stack.append(child)

@@ -25,7 +25,7 @@ from collections.abc import Collection, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from jaxlint.analysis.alternatives import Selections
-from jaxlint.analysis.ast_walk import walk_ast
+from jaxlint.analysis.ast_walk import own_nodes, walk_ast
 from jaxlint.analysis.names import (
     ImportTable,
     absolute_module,
@@ -36,6 +36,7 @@ from jaxlint.analysis.names import (
 from jaxlint.analysis.project_view import ask_consumer
 from jaxlint.analysis.scope import (
     FORWARDED,
+    OBJECT_CONSTRUCTORS,
     ClassInfo,
     FunctionInfo,
     KeyConsumerSummary,
@@ -331,7 +332,7 @@ class KeyFlow:
             return
         rebound = _attributes_rebound_outside(self.index.tree, class_info, stored)
         for method in class_info.methods.values():
-            if method.name in CONSTRUCTORS or not method.is_method:
+            if method.name in OBJECT_CONSTRUCTORS or not method.is_method:
                 continue
             receiver = method.positional[0]
             for node in walk_ast(method.node):
@@ -1735,7 +1736,7 @@ class _Walker:
         first_names = _assigned_names(body, first.node)
         second_names = _assigned_names(body, call)
         checked = set()  # the consumers inside some equality check
-        for node in _own_nodes(body):
+        for node in own_nodes(body):
             if isinstance(node, ast.Assert):
                 names = {n.id for n in walk_ast(node.test) if isinstance(n, ast.Name)}
             elif isinstance(node, ast.Call) and _is_check(node):
@@ -2047,8 +2048,6 @@ class _Walker:
         return objects
 
 
-# methods that run once per object: a key they store is where its stream starts
-CONSTRUCTORS = frozenset({"__init__", "__post_init__", "setup"})
 # calls that copy a functional object with some fields changed (`state.replace(rng=new)`)
 COPIERS = frozenset({"replace", "_replace", "evolve", "copy"})
 
@@ -2059,7 +2058,7 @@ def _stored_keys(class_info: ClassInfo, imports: ImportTable) -> dict[str, str]:
     the class binds → the constructor's name."""
     methods = class_info.all_methods()
     made: dict[str, str] = {}
-    for name in sorted(CONSTRUCTORS & methods.keys()):
+    for name in sorted(OBJECT_CONSTRUCTORS & methods.keys()):
         method = methods[name]
         if not method.is_method:
             continue
@@ -2695,7 +2694,7 @@ def _is_check(call: ast.Call) -> bool:
 
 def _assigned_names(body: list[ast.stmt], call: ast.Call) -> set[str]:
     """The names the statement holding `call` assigns it (or what it is part of) to."""
-    for node in _own_nodes(body):
+    for node in own_nodes(body):
         if (
             isinstance(node, (ast.Assign, ast.AnnAssign))
             and node.value is not None
@@ -2734,7 +2733,7 @@ def _constant_seed(function: FunctionInfo, module_imports: ImportTable) -> ast.C
         return _public(imports.resolve(dotted_ast(call.func)) or "")
 
     makers, draws, returns = [], 0, False
-    for inner in _own_nodes(node.body):
+    for inner in own_nodes(node.body):
         if isinstance(inner, _LOOPS) and any(
             isinstance(n, ast.Call) and resolved(n) in MAKERS for n in walk_ast(inner)
         ):
@@ -2763,17 +2762,6 @@ _LOOPS = (
     ast.DictComp,
     ast.GeneratorExp,
 )
-
-
-def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
-    """The nodes of `body`, not entering nested defs and classes."""
-    stack: list[ast.AST] = list(body)
-    while stack:
-        node = stack.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                stack.append(child)
 
 
 def _bound(

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from jaxlint.analysis.ast_walk import walk_ast
+from jaxlint.analysis.ast_walk import own_nodes, walk_ast
 from jaxlint.analysis.jax_api import (
     ARRAY_ANNOTATIONS,
     CALL_THROUGH,
@@ -92,6 +92,10 @@ class JitRoot:
     static_argnums: tuple[int, ...] = ()
     static_argnames: tuple[str, ...] = ()
     bound_method: bool = False
+
+
+# methods that run once per object, where its parts (and its keys) are made
+OBJECT_CONSTRUCTORS = frozenset({"__init__", "__post_init__", "setup"})
 
 
 @dataclass(eq=False)
@@ -974,7 +978,7 @@ class _IndexBuilder:
         if found is None:
             found = {}
             for name, method in class_info.all_methods().items():
-                if name not in ("__init__", "__post_init__", "setup"):
+                if name not in OBJECT_CONSTRUCTORS:
                     continue
                 receiver = method.positional[0] if method.is_method else None
                 for node in walk_ast(method.node):
@@ -1593,16 +1597,11 @@ def _returns_array(function: FunctionInfo, imports: ImportTable) -> bool:
     if isinstance(node, ast.Lambda):
         return _array_expression(node.body, imports)
     returns: list[ast.expr | None] = []
-    stack: list[ast.AST] = list(node.body)
-    while stack:
-        current = stack.pop()
-        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
+    for current in own_nodes(node.body):
         if isinstance(current, (ast.Yield, ast.YieldFrom)):
             return False
         if isinstance(current, ast.Return):
             returns.append(current.value)
-        stack.extend(ast.iter_child_nodes(current))
     return bool(returns) and all(
         value is not None and _array_expression(value, imports) for value in returns
     )
