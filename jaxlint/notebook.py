@@ -246,7 +246,7 @@ def _uses_top_level_await(source: str) -> bool:
     flags = ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
     try:
         compile(source, "<cell>", "exec", flags)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # deep nesting: not await
         return False
     return True
 

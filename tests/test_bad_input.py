@@ -4,6 +4,7 @@ cannot read stops the others, and a fix keeps the bytes it did not mean to chang
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -78,10 +79,54 @@ def test_code_nested_too_deeply_for_python_is_jax000(tree: Path, capsys) -> None
     deep_return = "    return x" + "[0]" * 1000 + "\n"
     (tree / "subs.py").write_text(FINDING.replace("    return free\n", deep_return))
     code, out, _ = check(capsys, "deep.py")
-    assert (code, lines_of(out)) == (1, [f"deep.py:1:1: JAX000 {TOO_DEEP}"])
+    message = "cannot parse: nested too deeply for Python's parser"
+    assert (code, lines_of(out)) == (1, [f"deep.py:1:1: JAX000 {message}"])
     for fixing in ((), ("--fix",)):  # libcst recurses deeper than `ast`, in either mode
         code, out, _ = check(capsys, *fixing, "subs.py")
         assert (code, lines_of(out)) == (1, [f"subs.py:1:1: JAX000 {TOO_DEEP}"])
+
+
+# Each of these ended the whole run before: libcst's native parser with SIGSEGV (a file
+# Python rejects went to libcst in case it was newer syntax), Python's with MemoryError.
+HOSTILE_NESTING = {
+    "brackets.py": "x = " + "[" * 100_000 + "]" * 100_000,
+    "minus.py": "x = " + "-" * 100_000 + "1",
+    "lambdas.py": "x = " + "lambda: " * 100_000 + "1",
+    "calls.py": "x = f" + "()" * 100_000,
+}
+
+
+def test_hostile_nesting_is_jax000_and_the_run_goes_on(tree: Path) -> None:
+    for name, line in HOSTILE_NESTING.items():
+        (tree / name).write_text(f"import jax\n{line}\n")
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None}
+    cells = [{**cell, "source": [line + "\n"]} for line in HOSTILE_NESTING.values()]
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (tree / "cells.ipynb").write_text(json.dumps(notebook))
+    (tree / "mark.py").write_text(FINDING)
+    for fixing in ((), ("--fix", "--no-verify")):  # a child process: a crash must show
+        done = subprocess.run(
+            [sys.executable, "-m", "jaxlint", "check", "--no-cache", *fixing, "."],
+            capture_output=True,
+            text=True,
+            cwd=tree,
+        )
+        assert (done.returncode, done.stderr) == (1, ""), done.stderr
+        too_deep = "cannot parse: nested too deeply for Python's parser"
+        brackets = "cannot parse: too many nested parentheses"
+        found = [line for line in lines_of(done.stdout) if not line.startswith("mark.py")]
+        assert found == [
+            f"brackets.py:2:205: JAX000 {brackets}",
+            f"calls.py:1:1: JAX000 {too_deep}",
+            f"cells.ipynb:cell 1:1:205: JAX000 {brackets}",
+            f"cells.ipynb:cell 2:1:1: JAX000 {too_deep}",
+            f"cells.ipynb:cell 3:1:1: JAX000 {too_deep}",
+            f"cells.ipynb:cell 4:1:1: JAX000 {too_deep}",
+            f"lambdas.py:1:1: JAX000 {too_deep}",
+            f"minus.py:1:1: JAX000 {too_deep}",
+        ]
+        # the other files are linted, and fixed
+        assert f"mark.py:6:5: {JAX205}" in done.stdout or "(1 fixed, 8 remaining)" in done.stdout
 
 
 GENERICS_ON_ONE_LINE = (

@@ -43,20 +43,33 @@ def parse_python(source: str, path: str = "<source>") -> ast.Module:
     """`ast.parse`, without Python's SyntaxWarnings about the user's code reaching stderr.
 
     Code in a newer Python's syntax than the running one (PEP 695 type parameters and `type`
-    statements on 3.11) is parsed as its older equivalent when libcst can read it."""
+    statements on 3.11) is parsed as its older equivalent when libcst can read it. Code nested
+    too deeply for Python's parser (100,000 `[` or unary minus signs) is a SyntaxError like any
+    other, never a RecursionError or MemoryError, and never reaches libcst, whose native parser
+    ends the whole process with SIGSEGV on it.
+    """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SyntaxWarning)
         try:
             return ast.parse(source, filename=path)
-        except SyntaxError:
-            lowered = _without_type_parameters(source) if sys.version_info < (3, 12) else None
+        except (RecursionError, MemoryError) as error:
+            raise SyntaxError("nested too deeply for Python's parser") from error
+        except SyntaxError as error:
+            too_deep = "too many nested" in str(error) or "too deeply nested" in str(error)
+            if too_deep or sys.version_info >= (3, 12) or not _TYPE_PARAMETERS.search(source):
+                raise
+            lowered = _without_type_parameters(source)
             if lowered is None:
                 raise
             try:
                 return ast.parse(lowered, filename=path)
-            except SyntaxError:
+            except (SyntaxError, RecursionError, MemoryError):
                 pass
             raise
+
+
+# Where PEP 695 syntax can be: `def f[T](`, `class C[T](`, `class C[\n`, a `type X = ...` line.
+_TYPE_PARAMETERS = re.compile(r"\b(?:def|class)\s+\w+\s*\[|^[ \t]*type\s+\w+", re.MULTILINE)
 
 
 def _without_type_parameters(source: str) -> str | None:
