@@ -28,6 +28,7 @@ from jaxlint.files import (
     write_fixes,
 )
 from jaxlint.output import FORMATS, HUMAN_FORMATS, formatter, tool_version
+from jaxlint.output.escape import to_stderr
 from jaxlint.output.progress import Progress
 from jaxlint.session import Session
 
@@ -87,7 +88,7 @@ def _settle(
     writing = bool(args.fix) and not args.diff
     if writing:
         for temp in remove_stale_temps(Path(o.path).parent for o in outcomes if o is not stdin):
-            print(f"{temp}: removed a temp file an interrupted jaxlint left", file=sys.stderr)
+            to_stderr(f"{temp}: removed a temp file an interrupted jaxlint left")
     written: list[str] = []
     for position, outcome in enumerate(outcomes):
         if args.diff:
@@ -108,15 +109,15 @@ def _settle(
         if outcome.error:
             run.errors.append(outcome.error)
         if outcome.note:
-            print(outcome.note, file=sys.stderr)
+            to_stderr(outcome.note)
     return run
 
 
 def _say_interrupted(written: Sequence[str], unwritten: Sequence[str]) -> None:
     """After Ctrl-C while writing: which files hold their fixes and which were left as read."""
-    print("jaxlint: interrupted while writing fixes", file=sys.stderr)
+    to_stderr("jaxlint: interrupted while writing fixes")
     for label, paths in (("fixes written to", written), ("not written (unchanged)", unwritten)):
-        print(f"  {label}: {len(paths)} file(s): {', '.join(paths) or '-'}", file=sys.stderr)
+        to_stderr(f"  {label}: {len(paths)} file(s): {', '.join(paths) or '-'}")
 
 
 def _use_color(args: argparse.Namespace, stream: TextIO) -> bool:
@@ -194,7 +195,7 @@ def run_check(args: argparse.Namespace) -> int:
         try:
             return _check_once(args)
         except (ConfigError, UsageError) as error:  # e.g. pyproject.toml saved half-edited
-            print(f"jaxlint: error: {error}", file=sys.stderr)
+            to_stderr(f"jaxlint: error: {error}")
             return EXIT_ERROR
 
     return watch(check, lambda: _watched_files(args, paths))
@@ -228,9 +229,7 @@ def _check_once(args: argparse.Namespace) -> int:
         raise UsageError("--jobs must be at least 1")
     args.fix = args.fix or args.fix_only
     if args.unsafe_fixes and not (args.fix or args.diff):
-        print(
-            "jaxlint: warning: --unsafe-fixes does nothing without --fix or --diff", file=sys.stderr
-        )
+        to_stderr("jaxlint: warning: --unsafe-fixes does nothing without --fix or --diff")
     start = paths[0] if paths[0] != STDIN else (args.stdin_filename or ".")
     config = _config_for(args.config, start).with_overrides(
         select=args.select,
@@ -253,7 +252,7 @@ def _check_once(args: argparse.Namespace) -> int:
         found = discover(file_paths, config, force_exclude=args.force_exclude)
         discovery_errors.extend(found.errors)
         for message in found.skipped:
-            print(message, file=sys.stderr)
+            to_stderr(message)
         _record_examples(args, found.files, config, options)
         cache_root = None if args.no_cache else _cache_root(file_paths[0])
         python_files = [f for f in found.files if f.suffix == ".py"]
@@ -287,7 +286,7 @@ def _check_once(args: argparse.Namespace) -> int:
             "".join(run.diffs),
         )
     for message in run.errors:
-        print(message, file=sys.stderr)
+        to_stderr(message)
     if args.output_file:
         with _report_file(args.output_file) as stream:
             _print_report(run, args, stream)
@@ -342,10 +341,7 @@ def _record_examples(
     if command is None:
         return
     if not (options.fix and options.verify):
-        print(
-            "jaxlint: --examples-from is only used when verifying fixes (--fix or --diff)",
-            file=sys.stderr,
-        )
+        to_stderr("jaxlint: --examples-from is only used when verifying fixes (--fix or --diff)")
         return
     if args.examples_timeout <= 0:
         raise UsageError("--examples-timeout must be positive")
@@ -427,9 +423,9 @@ def run_verify(args: argparse.Namespace) -> int:
     config = _config_for(args.config, paths[0])
     found = discover(paths, config)
     for message in found.skipped:
-        print(message, file=sys.stderr)
+        to_stderr(message)
     for message in found.errors:
-        print(message, file=sys.stderr)
+        to_stderr(message)
     _record_examples(args, found.files, config, LintOptions(fix=True))
     status = run_verify_command(list(found.files), config)
     return EXIT_ERROR if found.errors else int(status)
@@ -600,7 +596,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         words = _with_default_command(list(sys.argv[1:] if argv is None else argv))
     except UsageError as error:
         parser.print_usage(sys.stderr)
-        print(f"jaxlint: error: {error}", file=sys.stderr)
+        to_stderr(f"jaxlint: error: {error}")
         return EXIT_ERROR
     args, unknown = parser.parse_known_args(words)
     if unknown:
@@ -608,17 +604,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.handler(args))
     except (ConfigError, UsageError) as error:
-        print(f"jaxlint: error: {error}", file=sys.stderr)
+        to_stderr(f"jaxlint: error: {error}")
         return EXIT_ERROR
     except KeyboardInterrupt:
-        print("jaxlint: interrupted", file=sys.stderr)
+        to_stderr("jaxlint: interrupted")
         return 130
     except BrokenPipeError:
         # The reader went away (`jaxlint … | head`); keep Python from complaining at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_ERROR
     except Exception as error:  # a bug in jaxlint: say so in one line, not a traceback
-        print(f"jaxlint: internal error: {type(error).__name__}: {error}", file=sys.stderr)
+        to_stderr(f"jaxlint: internal error: {type(error).__name__}: {error}")
         if os.environ.get("JAXLINT_DEBUG"):
             raise
         return EXIT_ERROR

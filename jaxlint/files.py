@@ -27,6 +27,7 @@ from jaxlint.cache import Store, code_version, key_of
 from jaxlint.diagnostics import Diagnostic
 from jaxlint.engine.backend import detected_backend
 from jaxlint.engine.config import Config
+from jaxlint.output.escape import printable
 
 if TYPE_CHECKING:
     from jaxlint.analysis.project import ProjectIndex
@@ -547,7 +548,7 @@ def unified_diff(outcome: FileOutcome) -> str:
     """The `--diff` text for one file (`--- a/path` / `+++ b/path`), empty when unchanged."""
     if not outcome.changed or outcome.source is None or outcome.fixed_source is None:
         return ""
-    name = outcome.path.replace(os.sep, "/").lstrip("/")
+    name = printable(outcome.path.replace(os.sep, "/").lstrip("/"))  # a header line stays one
     lines = difflib.unified_diff(
         outcome.source.splitlines(keepends=True),
         outcome.fixed_source.splitlines(keepends=True),

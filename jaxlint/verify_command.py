@@ -6,12 +6,12 @@ found (inputs, max difference, jaxpr sizes, compile times) fix by fix.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from jaxlint.engine.config import Config
 from jaxlint.fixes.pipeline import lint_source
+from jaxlint.output.escape import to_stderr
 from jaxlint.output.text import verification_text
 from jaxlint.session import Session
 from jaxlint.verify.runner import jax_available, shared_session
@@ -20,7 +20,7 @@ from jaxlint.verify.runner import jax_available, shared_session
 def run_verify_command(paths: Sequence[Path], config: Config) -> int:
     """Print one line per verified-kind fix; 0 when all verified, 1 when one was not, 2 no JAX."""
     if not jax_available():
-        print("jaxlint verify: JAX is not installed: install jaxlint[verify]", file=sys.stderr)
+        to_stderr("jaxlint verify: JAX is not installed: install jaxlint[verify]")
         return 2
     verified = unproven = 0
     session = Session()  # the project index, as `check` builds it
@@ -29,7 +29,7 @@ def run_verify_command(paths: Sequence[Path], config: Config) -> int:
             try:
                 source = path.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as error:
-                print(f"{path}: cannot read: {error}", file=sys.stderr)
+                to_stderr(f"{path}: cannot read: {error}")
                 unproven += 1
                 continue
             project = session.view(str(path), config.jit_decorators)

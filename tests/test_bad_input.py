@@ -297,3 +297,26 @@ def test_a_10_mb_module_of_136k_jitted_functions_is_checked_to_the_end(tree: Pat
         command, cwd=tree, capture_output=True, text=True, timeout=1200, env=_env_with_jaxlint()
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, "All checks passed!\n", "")
+
+
+# ---------------------------------------------------------------- names that would forge output
+
+HOSTILE_NAME = "a\n::error file=evil.py,line=1::forged\n\x1b[31mred\u202etxt.py"
+
+
+@pytest.mark.parametrize("output_format", ["full", "concise", "github"])
+def test_a_file_name_cannot_start_a_line_of_output(tree: Path, output_format: str) -> None:
+    """A newline in a file name would be a GitHub workflow command in the CI log; an escape
+    sequence or a bidirectional override would change what the reader sees."""
+    (tree / HOSTILE_NAME).write_text(FINDING)
+    (tree / "bad\n::warning::x.toml").write_text("")  # not Python: named on stderr? never raw
+    argv = ["check", "--no-cache", "--output-format", output_format, "--show-fixes", "."]
+    for extra in ((), ("--diff",), ("--fix", "--no-verify")):
+        done = subprocess.run(
+            [sys.executable, "-m", "jaxlint", *argv, *extra], capture_output=True, text=True
+        )
+        for line in (done.stdout + done.stderr).splitlines():
+            assert not line.startswith(("::error file=evil", "\x1b[31m")), line
+            assert not any(c in line for c in "\x1b\u202e\r"), line
+        shown = r"a\n%3A%3Aerror file=evil.py" if output_format == "github" else r"a\n::error"
+        assert shown in done.stdout + done.stderr  # the file is named, escaped

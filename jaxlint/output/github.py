@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from jaxlint.diagnostics import Diagnostic
+from jaxlint.output.escape import printable
 
 _LEVELS = {"error": "error", "warning": "warning", "info": "notice"}
 
@@ -23,7 +24,7 @@ def format_annotation(diagnostic: Diagnostic) -> str:
     """One `::error file=…,line=…,col=…,endLine=…,endColumn=…,title=CODE::message` line."""
     span = diagnostic.span
     properties = {
-        "file": diagnostic.path.replace("\\", "/"),
+        "file": printable(diagnostic.path.replace("\\", "/")),
         "line": str(span.line),
         "col": str(span.column),
         "endLine": str(span.end_line),
@@ -35,7 +36,8 @@ def format_annotation(diagnostic: Diagnostic) -> str:
     if diagnostic.cell is not None:
         # Lines count within the cell; say which one, since the annotation lands on the raw file.
         message = f"cell {diagnostic.cell}: {message}"
-    return f"::{_LEVELS.get(diagnostic.severity, 'warning')} {joined}::{escape_data(message)}"
+    level = _LEVELS.get(diagnostic.severity, "warning")
+    return f"::{level} {joined}::{printable(escape_data(message))}"
 
 
 def format_github(diagnostics: Sequence[Diagnostic]) -> str:

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from jaxlint.diagnostics import SHOWN_IN_DIFF, Diagnostic, Fix
+from jaxlint.output.escape import printable
 from jaxlint.output.names import rule_name
 
 _PASSED = {None, "passed", "verified", "ok"}
@@ -22,7 +23,7 @@ _LABELS = {
 def location(diagnostic: Diagnostic) -> str:
     """`path:line:col`, with `cell N` for a notebook finding."""
     cell = f":cell {diagnostic.cell}" if diagnostic.cell is not None else ""
-    return f"{diagnostic.path}{cell}:{diagnostic.line}:{diagnostic.column}"
+    return f"{printable(diagnostic.path)}{cell}:{diagnostic.line}:{diagnostic.column}"
 
 
 def fix_status(fix: Fix) -> str:
@@ -116,6 +117,9 @@ def _source_excerpt(diagnostic: Diagnostic, lines: Sequence[str]) -> list[str]:
         diagnostic.span.end_column - 1 if diagnostic.span.end_line == diagnostic.line else len(text)
     )
     width = max(end - start, 1)
+    shown = printable(text)
+    if shown != text:  # escapes move the columns: the line alone, no caret under it
+        return [f"    {shown}"]
     return [f"    {text}", "    " + " " * start + "^" * width]
 
 
@@ -204,19 +208,20 @@ def format_diagnostic(
     if concise:
         marker = _marker(diagnostic)
         marker = _paint(marker.strip(), "32", color) + " " if marker else ""
-        out = [f"{where}: {code} {marker}{_concise(diagnostic)}"]
+        out = [f"{where}: {code} {marker}{printable(_concise(diagnostic))}"]
         detail = _detail_line(diagnostic, fixing)
     else:
-        line = f"{where}: {code} [{diagnostic.severity}] {diagnostic.message}"
+        line = f"{where}: {code} [{diagnostic.severity}] {printable(diagnostic.message)}"
         if diagnostic.fix is not None:
-            line += _paint(fix_status(diagnostic.fix), "32" if fixable(diagnostic) else "2", color)
+            status = printable(fix_status(diagnostic.fix))  # a note may quote the checked code
+            line += _paint(status, "32" if fixable(diagnostic) else "2", color)
         out = [line]
         verification = diagnostic.fix.verification if diagnostic.fix is not None else None
         detail = verification_text(verification) if verification is not None else None
     if source_lines is not None:
         out.extend(_source_excerpt(diagnostic, source_lines))
     if detail is not None:
-        out.append(_paint(f"    {detail}", "2", color))
+        out.append(_paint(f"    {printable(detail)}", "2", color))
     return "\n".join(out)
 
 
@@ -276,7 +281,8 @@ def format_fixes(applied: Sequence[Diagnostic]) -> str:
         return ""
     lines = [f"Fixed {len(applied)} finding{'' if len(applied) == 1 else 's'}:"]
     lines += [
-        f"  {location(d)}: {d.code} {d.fix.description if d.fix else ''}".rstrip() for d in applied
+        f"  {location(d)}: {d.code} {printable(d.fix.description) if d.fix else ''}".rstrip()
+        for d in applied
     ]
     return "\n".join(lines) + "\n"
 
