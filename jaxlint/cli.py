@@ -19,6 +19,7 @@ from jaxlint.engine.config import Config, ConfigError, load_config, parse_code_l
 from jaxlint.files import (
     FileOutcome,
     LintOptions,
+    checked_roots,
     index_project,
     lint_bytes,
     lint_paths,
@@ -86,6 +87,7 @@ def _settle(
     """Write fixes (`--fix`) or collect diffs (`--diff`), and gather every file's error."""
     run = _Run([], [], [])
     writing = bool(args.fix) and not args.diff
+    roots = checked_roots([p for p in args.paths if p != STDIN] or ["."])
     if writing:
         for temp in remove_stale_temps(Path(o.path).parent for o in outcomes if o is not stdin):
             to_stderr(f"{temp}: removed a temp file an interrupted jaxlint left")
@@ -98,7 +100,7 @@ def _settle(
             )
         elif writing and outcome is not stdin:
             try:
-                outcome = write_fixes(outcome)
+                outcome = write_fixes(outcome, roots)
             except KeyboardInterrupt:
                 unwritten = [o.path for o in outcomes[position:] if o.changed and o is not stdin]
                 _say_interrupted(written, unwritten)

@@ -526,22 +526,44 @@ def unapply_fixes(diagnostics: Sequence[Diagnostic], note: str) -> tuple[Diagnos
     return tuple(out)
 
 
-def write_fixes(outcome: FileOutcome) -> FileOutcome:
-    """Write a changed file; on refusal or failure, its fixes become not applied with an error."""
+def write_fixes(outcome: FileOutcome, roots: Sequence[str] = ()) -> FileOutcome:
+    """Write a changed file; on refusal or failure, its fixes become not applied with an error.
+
+    With `roots` (the real folders the user named), a file whose real path lies outside all of
+    them (a symbolic link, or a linked folder, leading out of the project) is not written."""
     if not outcome.changed:
         return outcome
     assert outcome.fixed_source is not None
+    real = os.path.realpath(outcome.path)
+    if roots and not any(real == root or real.startswith(os.path.join(root, "")) for root in roots):
+        reason = f"it is a link to {real}, outside the folders checked"
+        return _not_written(outcome, reason)
     try:
         write_atomically(Path(outcome.path), outcome.fixed_source, outcome.encoding, outcome.digest)
     except (OSError, ValueError, UnicodeEncodeError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        return replace(
-            outcome,
-            diagnostics=unapply_fixes(outcome.diagnostics, f"not written: {reason}"),
-            fixed_source=None,
-            error=f"{outcome.path}: cannot write fixes: {reason}",
-        )
+        return _not_written(outcome, reason)
     return outcome
+
+
+def _not_written(outcome: FileOutcome, reason: str) -> FileOutcome:
+    return replace(
+        outcome,
+        diagnostics=unapply_fixes(outcome.diagnostics, f"not written: {reason}"),
+        fixed_source=None,
+        error=f"{outcome.path}: cannot write fixes: {reason}",
+    )
+
+
+def checked_roots(paths: Sequence[str]) -> list[str]:
+    """The real folders behind the paths named on the command line: a named folder itself, a
+    named file's folder (so a named link that leads elsewhere is not written through either)."""
+    roots = []
+    for path in paths:
+        absolute = os.path.abspath(path)
+        folder = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
+        roots.append(os.path.realpath(folder))
+    return roots
 
 
 def unified_diff(outcome: FileOutcome) -> str:

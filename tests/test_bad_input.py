@@ -320,3 +320,23 @@ def test_a_file_name_cannot_start_a_line_of_output(tree: Path, output_format: st
             assert not any(c in line for c in "\x1b\u202e\r"), line
         shown = r"a\n%3A%3Aerror file=evil.py" if output_format == "github" else r"a\n::error"
         assert shown in done.stdout + done.stderr  # the file is named, escaped
+
+
+def test_fix_never_writes_through_a_link_out_of_the_folders_checked(tmp_path: Path) -> None:
+    project, outside = tmp_path / "project", tmp_path / "outside"
+    project.mkdir()
+    outside.mkdir()
+    (outside / "theirs.py").write_text(FINDING)
+    (project / "ours.py").write_text(FINDING)
+    (project / "theirs.py").symlink_to(outside / "theirs.py")
+    (project / "alias.py").symlink_to(project / "ours.py")  # a link within: written
+    (project / "linked").symlink_to(outside, target_is_directory=True)
+    fix = [sys.executable, "-m", "jaxlint", "check", "--no-cache", "--fix", "--no-verify"]
+    for named in (["."], ["theirs.py"]):
+        done = subprocess.run([*fix, *named], capture_output=True, text=True, cwd=project)
+        assert done.returncode == 2, done.stdout + done.stderr
+        refusal = f"it is a link to {outside / 'theirs.py'}, outside the folders checked"
+        assert f"no fix: not written: {refusal}" in done.stdout
+        assert f"cannot write fixes: {refusal}" in done.stderr
+        assert (outside / "theirs.py").read_text() == FINDING
+    assert "free = free.at[picked].set(0.0)" in (project / "ours.py").read_text()
