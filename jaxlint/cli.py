@@ -441,8 +441,7 @@ def run_server(args: argparse.Namespace) -> int:
         if error.name not in ("pygls", "lsprotocol"):
             raise
         raise UsageError("jaxlint server needs pygls: pip install 'jaxlint[server]'") from None
-    serve()
-    return EXIT_CLEAN
+    return serve()
 
 
 # ---------------------------------------------------------------- argument parsing

@@ -10,7 +10,9 @@ starts the verification child.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +33,8 @@ from jaxlint.engine.rule import Finding
 from jaxlint.engine.suppression import with_noqa_code
 from jaxlint.fixes.apply import edited_source
 from jaxlint.fixes.pipeline import attempt_fix, lint_source
+from jaxlint.lsp_input import FramedInput
+from jaxlint.output.escape import to_stderr
 from jaxlint.output.names import tool_version
 from jaxlint.session import Session
 from jaxlint.verify import shared_session
@@ -276,12 +280,36 @@ async def apply_verified_fix(uri: str, line: int, column: int, code: str) -> dic
     return {"applied": True, "verification": attempt.verification}
 
 
-def serve() -> None:
+def serve() -> int:
     """Speak LSP on stdin/stdout until the client says exit; one verification child (one JAX
     import, results kept in the project's cache) serves every verify command, one at a time."""
     root = os.environ.get("JAXLINT_CACHE_DIR")
     cache_root = Path(root) if root else project_root(Path.cwd())
     _SESSION.cache_root = cache_root  # unchanged modules are not parsed again per keystroke
+    framed = FramedInput(sys.stdin.buffer)
+    _quiet_pygls_tracebacks()
     with shared_session(cache_root=cache_root):
-        server.start_io()
+        server.start_io(stdin=framed)  # type: ignore[arg-type]  # readline/read is all it uses
     _VERIFIER.shutdown()
+    if framed.problem is not None:
+        to_stderr(f"jaxlint server: {framed.problem}: stopping")
+        return 1
+    return 0
+
+
+def _quiet_pygls_tracebacks() -> None:
+    """pygls logs a traceback for a message it cannot handle (a body that is not JSON) and
+    answers it with an error; the one line of its message is enough on stderr."""
+
+    def drop_traceback(record: logging.LogRecord) -> bool:
+        record.exc_info = None
+        record.exc_text = None
+        return True
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setLevel(logging.WARNING)
+    handler.setFormatter(logging.Formatter("jaxlint server: %(message)s"))
+    handler.addFilter(drop_traceback)  # a handler's filter sees the records of child loggers too
+    pygls = logging.getLogger("pygls")
+    pygls.addHandler(handler)
+    pygls.propagate = False

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -186,3 +188,75 @@ def test_a_verified_fix_is_verified_with_jax_then_applied(tmp_path: Path) -> Non
         assert session.messages == []
 
     run_session(tmp_path, body)
+
+
+def _frame(message: dict) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"processId": None, "rootUri": None, "capabilities": {}},
+}
+MALFORMED_HEADERS = {
+    b"Content-Type: application/vscode-jsonrpc\r\n\r\n{}": "a message header without a",
+    b"Content-Length: abc\r\n\r\n{}": "an invalid Content-Length field 'Content-Length: abc'",
+    b"Content-Length: -5\r\n\r\n": "an invalid Content-Length field 'Content-Length: -5'",
+    b"Content-Length: 99999999999\r\n\r\n{}": "a Content-Length of 99999999999 bytes",
+    b"hello world\r\n\r\n": "'hello world' where a message header was expected",
+}
+
+
+@pytest.mark.parametrize("header", list(MALFORMED_HEADERS))
+def test_a_malformed_header_stops_the_server_with_a_message(tmp_path: Path, header: bytes) -> None:
+    """Before, the server read on with its framing lost and never answered again (or died of
+    MemoryError): now it stops at once, saying why, even with the client's pipe still open."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jaxlint", "server"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
+    assert server.stdin is not None and server.stderr is not None
+    server.stdin.write(header + _frame(INITIALIZE))
+    server.stdin.flush()
+    try:
+        code = server.wait(timeout=60)
+    finally:
+        server.kill()
+    error = server.stderr.read().decode()
+    assert code == 1
+    assert f"jaxlint server: the client sent {MALFORMED_HEADERS[header]}" in error
+    assert "Traceback" not in error
+
+
+def test_a_body_that_is_not_json_is_answered_and_the_server_goes_on(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "jaxlint", "server"],
+        input=b"Content-Length: 5\r\n\r\n{{{{{" + _frame(INITIALIZE),
+        capture_output=True,
+        cwd=tmp_path,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        timeout=120,
+    )
+    replies = [json.loads(part.split(b"\r\n\r\n", 1)[1]) for part in _messages(done.stdout)]
+    assert replies[0]["method"] == "window/showMessage"  # pygls says so to the user
+    assert "Expecting property name" in replies[0]["params"]["message"]
+    assert replies[1]["id"] == 1 and replies[1]["result"]["serverInfo"]["name"] == "jaxlint"
+    assert done.returncode == 0 and b"Traceback" not in done.stderr
+
+
+def _messages(stream: bytes) -> list[bytes]:
+    """The framed messages of a server's output, each with its header."""
+    messages = []
+    while stream:
+        header, _, rest = stream.partition(b"\r\n\r\n")
+        length = int(header.split(b"Content-Length: ")[1].split(b"\r\n")[0])
+        messages.append(header + b"\r\n\r\n" + rest[:length])
+        stream = rest[length:]
+    return messages
