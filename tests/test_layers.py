@@ -26,6 +26,7 @@ LAYERS = [
         "jaxlint.flake8_plugin",
         "jaxlint.verify_command",
         "jaxlint.watch",
+        "jaxlint.lsp_input",
         "jaxlint.server",
         "jaxlint.cli",
         "jaxlint.__main__",
