@@ -12,6 +12,7 @@ import io
 import json
 import multiprocessing
 import os
+import signal
 import stat
 import tempfile
 import tokenize
@@ -28,6 +29,7 @@ from jaxlint.diagnostics import Diagnostic
 from jaxlint.engine.backend import detected_backend
 from jaxlint.engine.config import Config
 from jaxlint.output.escape import printable
+from jaxlint.verify.lifetime import die_with_parent
 
 if TYPE_CHECKING:
     from jaxlint.analysis.project import ProjectIndex
@@ -373,28 +375,61 @@ def _lint_in_pool(
                 warm_up("import jax\n", "warm-up.py", config)
     try:
         pool = ProcessPoolExecutor(
-            max_workers=min(jobs, len(chunks)), initializer=initializer, initargs=initargs
+            max_workers=min(jobs, len(chunks)),
+            initializer=_start_worker,
+            initargs=(initializer, *initargs),
         )
     except (OSError, NotImplementedError, ValueError):
         return _lint_each(paths, config, options, progress)
+    with pool:
+        try:
+            return _collect(pool, chunks, config, options, progress)
+        except BaseException:  # Ctrl-C: the workers go now, not once their chunks are done
+            _kill_workers(pool)
+            raise
+
+
+def _collect(
+    pool: ProcessPoolExecutor,
+    chunks: list[Sequence[Path]],
+    config: Config,
+    options: LintOptions,
+    progress: Progress | None,
+) -> list[FileOutcome]:
     outcomes: list[FileOutcome] = []
     lost_worker = False
-    with pool:
-        futures = [pool.submit(_lint_each, chunk, config, options) for chunk in chunks]
-        for chunk, future in zip(chunks, futures, strict=True):
-            try:
-                outcomes.extend(future.result())
-            except BrokenProcessPool:  # a worker was killed (OOM killer, a signal): say so once
-                relinted = _lint_each(chunk, config, options)
-                if not lost_worker and relinted:
-                    relinted[0] = replace(relinted[0], note=_join_notes(LOST_WORKER, relinted[0]))
-                lost_worker = True
-                outcomes.extend(relinted)
-            except Exception:  # a result would not pickle: lint it here
-                outcomes.extend(_lint_each(chunk, config, options))
-            if progress is not None:
-                progress.files_done(len(chunk))
+    futures = [pool.submit(_lint_each, chunk, config, options) for chunk in chunks]
+    for chunk, future in zip(chunks, futures, strict=True):
+        try:
+            outcomes.extend(future.result())
+        except BrokenProcessPool:  # a worker was killed (OOM killer, a signal): say so once
+            relinted = _lint_each(chunk, config, options)
+            if not lost_worker and relinted:
+                relinted[0] = replace(relinted[0], note=_join_notes(LOST_WORKER, relinted[0]))
+            lost_worker = True
+            outcomes.extend(relinted)
+        except Exception:  # a result would not pickle: lint it here
+            outcomes.extend(_lint_each(chunk, config, options))
+        if progress is not None:
+            progress.files_done(len(chunk))
     return outcomes
+
+
+def _start_worker(then: Callable[..., object] | None, *args: Any) -> None:
+    """A pool worker leaves Ctrl-C to the main process (which ends it), and ends when the main
+    process does, even by SIGKILL (Linux), instead of linting on as an orphan."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent()
+    if then is not None:
+        then(*args)
+
+
+def _kill_workers(pool: ProcessPoolExecutor) -> None:
+    workers = list((getattr(pool, "_processes", None) or {}).values())  # shutdown forgets them
+    for process in workers:
+        with contextlib.suppress(OSError, ValueError):
+            process.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 LOST_WORKER = (

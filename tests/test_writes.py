@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -108,10 +109,10 @@ def test_ctrl_c_while_writing_says_what_was_written(tree: Path, capsys, monkeypa
         (tree / name).write_text(BEFORE)
     real_write = cli.write_fixes
 
-    def interrupted_at_b(outcome: files.FileOutcome) -> files.FileOutcome:
+    def interrupted_at_b(outcome: files.FileOutcome, roots: list[str]) -> files.FileOutcome:
         if outcome.path == "b.py":
             raise KeyboardInterrupt
-        return real_write(outcome)
+        return real_write(outcome, roots)
 
     monkeypatch.setattr(cli, "write_fixes", interrupted_at_b)
     code, err = fix(capsys, ".")
@@ -133,7 +134,7 @@ KILL_FILES = 150
 
 @posix_only
 def test_sigkill_at_random_moments_leaves_every_file_old_or_new(tmp_path: Path) -> None:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = _env_in(tmp_path)
     command = [sys.executable, "-m", "jaxlint", "check", "--no-cache", "--fix", "."]
     started = time.monotonic()
     subprocess.run(command, cwd=_fresh_tree(tmp_path / "timing"), env=env, capture_output=True)
@@ -149,6 +150,8 @@ def test_sigkill_at_random_moments_leaves_every_file_old_or_new(tmp_path: Path) 
         time.sleep(rng.uniform(0.6, 1.05) * full_run)
         run.send_signal(signal.SIGKILL)
         run.wait()
+        # its workers and verification children end with it (they outlived it before)
+        assert _processes_left(tmp_path) == [], trial
         new = 0
         for path in folder.glob("*.py"):
             text = path.read_text()
@@ -169,3 +172,75 @@ def _fresh_tree(folder: Path) -> Path:
     for number in range(KILL_FILES):
         (folder / f"m{number:03}.py").write_text(BEFORE)
     return folder
+
+
+def _env_in(folder: Path) -> dict[str, str]:
+    """The environment of a run whose every process (workers, verification children in their
+    temporary folders) has its working folder under `folder`."""
+    (folder / "tmp").mkdir(exist_ok=True)
+    return dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(folder / "tmp"))
+
+
+def _processes_left(folder: Path, grace_s: float = 5.0) -> list[str]:
+    """The processes still working under `folder` after `grace_s` (their command lines)."""
+    deadline = time.monotonic() + grace_s
+    while True:
+        left = []
+        for pid in os.listdir("/proc"):
+            try:
+                cwd = os.readlink(f"/proc/{pid}/cwd")
+                with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                    command = handle.read().replace(b"\0", b" ").decode(errors="replace")
+            except (OSError, ValueError):
+                continue
+            if cwd.startswith(str(folder)) and command:
+                left.append(f"{pid}: {command}")
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.2)
+
+
+@posix_only
+@pytest.mark.parametrize("whom", ["process group", "main process"])
+def test_ctrl_c_during_verification_ends_the_run_and_all_its_processes(
+    tmp_path: Path, whom: str
+) -> None:
+    """Ctrl-C with the default jobs was ignored for 30 s, then thread tracebacks, then a hang
+    (one SIGINT to the process group: over 95 s)."""
+    project = tmp_path / "project"
+    shutil.copytree(ROOT / "fixtures", project)  # minutes of verification with two workers
+    run = subprocess.Popen(
+        [sys.executable, "-m", "jaxlint", "check", "--no-cache", "--fix", "--jobs", "2", "."],
+        cwd=project,
+        env=_env_in(tmp_path),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's foreground job has
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # pytest's may ignore
+    )
+    deadline = time.monotonic() + 120
+    while not _verification_running(tmp_path / "tmp") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _verification_running(tmp_path / "tmp"), "no verification child started"
+    time.sleep(4.0)  # JAX imported, requests in flight
+    interrupted = time.monotonic()
+    if whom == "process group":
+        os.killpg(run.pid, signal.SIGINT)
+    else:
+        run.send_signal(signal.SIGINT)
+    try:
+        _, stderr = run.communicate(timeout=30)
+    finally:
+        run.kill()
+    assert run.returncode == 130, stderr
+    assert time.monotonic() - interrupted < 10
+    assert stderr.strip().splitlines()[-1] == "jaxlint: interrupted"
+    assert "Traceback" not in stderr
+    assert _processes_left(tmp_path) == []
+    for path in project.rglob("*.py"):  # every file old or fixed, none half-written
+        ast.parse(path.read_text())
+
+
+def _verification_running(homes: Path) -> bool:
+    return any(path.name.startswith("jaxlint-verify-") for path in homes.iterdir())

@@ -16,9 +16,13 @@ working folder (and /dev).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import sys
+import threading
+import time
 from typing import Any, TextIO
 
 try:
@@ -60,8 +64,25 @@ def _send(stream: TextIO, message: dict[str, Any]) -> None:
     stream.flush()
 
 
+def _end_with_parent(every_s: float = 0.25) -> None:
+    """End this child, and what it started in its process group, once its parent is gone (a
+    SIGKILLed jaxlint): a thread that watches for the reparenting. Not the parent-death signal:
+    the parent starts children from threads that end long before it does."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every_s)
+        with contextlib.suppress(OSError):
+            os.killpg(0, signal.SIGKILL)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="jaxlint-parent-watch", daemon=True).start()
+
+
 def main() -> int:
     """Serve verification requests until stdin closes."""
+    _end_with_parent()
     protocol_in, protocol_out = _claim_protocol_streams()
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     try:

@@ -111,11 +111,15 @@ class VerificationSession:
         self._cache = ResultCache(cache_root, self.executable) if cache_root else None
         self._in_flight: dict[str, threading.Event] = {}  # keys a thread is verifying now
         self._listener = listener  # told of every result (a progress line)
+        self._started: list[_Child] = []  # every child, busy or idle, to end them all at once
+        self._killed = False  # after kill_all(): no child is started again
 
     def __enter__(self) -> VerificationSession:
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, *rest: object) -> None:
+        if exc_type is not None:  # Ctrl-C or an error: no verification is waited for
+            self.kill_all()
         self.close()
 
     def verify(
@@ -164,8 +168,8 @@ class VerificationSession:
                 assert child is not None
                 result, child = self._run(request, time_limit_s, child)
                 results.append(result)
-                with self._lock:
-                    if self._cache is not None and key is not None:
+                with self._lock:  # a request a Ctrl-C cut short proves nothing: not kept
+                    if self._cache is not None and key is not None and not self._killed:
                         self._cache.put(key, result)
             finally:
                 with self._lock:  # threads waiting for this function look at the cache again
@@ -176,6 +180,8 @@ class VerificationSession:
 
     def _ready_child(self, child: _Child | None) -> tuple[tuple[Status, str] | None, _Child | None]:
         """A child ready for a request (this one, or a new one), or why there is none."""
+        if self._killed:
+            return ("unverifiable", "not verified: the run was interrupted"), None
         if self._budget_s - self._spent_s <= 0:
             reason = (
                 f"not verified: this run's verification time ({self._budget_s:g} s,"
@@ -188,6 +194,11 @@ class VerificationSession:
             child = _Child(self.executable)
         except OSError as exc:
             return ("unverifiable", f"cannot start the verification child: {exc}"), None
+        with self._lock:
+            self._started = [c for c in self._started if c.running()] + [child]
+            if self._killed:  # killed while this one started
+                child.kill()
+                return ("unverifiable", "not verified: the run was interrupted"), None
         problem = child.wait_ready()
         if problem is not None:
             child.close()
@@ -224,6 +235,14 @@ class VerificationSession:
                     self._in_flight[key] = threading.Event()
                     return None
             running.wait()  # the other thread's result, or none kept (a timeout): ask again
+
+    def kill_all(self) -> None:
+        """Kill every child now, those verifying included (their requests end as crashed)."""
+        with self._lock:
+            self._killed = True
+            started = list(self._started)
+        for child in started:
+            child.kill()
 
     def close(self) -> None:
         """Stop the idle children (all of them, once no request runs)."""
@@ -420,6 +439,9 @@ class _Child:
         self._stderr.seek(max(0, size - limit))
         text = self._stderr.read().decode("utf-8", "replace").strip()
         return text.splitlines()[-1] if text else "no output"
+
+    def running(self) -> bool:
+        return self._process.poll() is None
 
     def kill(self) -> None:
         """Stop the child and anything it started (its process group) now."""
