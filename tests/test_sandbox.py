@@ -4,9 +4,11 @@ processes, real JAX."""
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -17,7 +19,12 @@ from pathlib import Path
 import pytest
 
 from jaxlint.verify import VerifyRequest, jax_available, verify
-from jaxlint.verify.runner import VerificationSession, child_environment, redact_environment
+from jaxlint.verify.runner import (
+    SANDBOX_NAME,
+    VerificationSession,
+    child_environment,
+    redact_environment,
+)
 
 pytestmark = pytest.mark.skipif(not jax_available(), reason="JAX is not installed")
 
@@ -161,6 +168,19 @@ def test_user_code_cannot_write_outside_the_childs_folder(tmp_path: Path) -> Non
         pytest.skip("this kernel has no Landlock")
     assert not target.exists()
     assert result.status == "unverifiable"
+    # a read-only mount in the child's namespace, or Landlock where namespaces are refused
+    assert "Read-only file system" in result.reason or "Permission denied" in result.reason
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Landlock is Linux's")
+def test_landlock_alone_still_fences_writes(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv(SANDBOX_NAME, "off")  # no namespaces: the second fence on its own
+    target = tmp_path / "outside.txt"
+    source = WRITER.replace("TARGET", str(target))
+    (result,) = verify([identity_request("scribble", source, "scribble", tmp_path)])
+    if not confine_writes_supported():
+        pytest.skip("this kernel has no Landlock")
+    assert not target.exists()
     assert "PermissionError: [Errno 13] Permission denied" in result.reason
 
 
@@ -220,3 +240,242 @@ def test_a_request_past_its_cpu_time_is_ended_by_sigxcpu() -> None:
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
     done = subprocess.run([sys.executable, "-c", burn], env=env, timeout=60)
     assert done.returncode == -signal.SIGXCPU
+
+
+# ---------------------------------------------------------------- hostile modules (issue 32)
+# Each one broke the child before the sandbox's namespaces: it read jaxlint's secrets through
+# /proc, connected out, wrote and chmod-ed outside, left `setsid` processes behind, stopped its
+# parent. Each now runs against the real child; the module returns normally when its attack
+# failed, so the identity rewrite is verified, and raises with what it got when it succeeded.
+
+needs_namespaces = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="the sandbox's namespaces are Linux's"
+)
+
+
+def sandbox_features() -> dict[str, bool]:
+    """The fences a verification child gets on this machine."""
+    probe = (
+        "import json, os; from jaxlint.verify.child import _sandbox_features as f;"
+        " print(json.dumps(f()))"
+    )
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    command = [sys.executable, "-m", "jaxlint.verify.sandbox", sys.executable, "-c", probe]
+    done = subprocess.run(
+        command, env=env, capture_output=True, text=True, cwd=tempfile.gettempdir()
+    )
+    return json.loads(done.stdout)
+
+
+def require(*features: str) -> None:
+    missing = [name for name, up in sandbox_features().items() if name in features and not up]
+    if missing:
+        pytest.skip(f"this kernel refuses the sandbox's {', '.join(missing)}")
+
+
+PROC_READER = """
+    import os
+
+    def steal(x):
+        found = []
+        for pid in os.listdir("/proc"):
+            try:
+                with open(f"/proc/{pid}/environ", "rb") as handle:
+                    if b"SECRET_MARK" in handle.read():
+                        found.append(pid)
+            except OSError:
+                pass
+        if found:  # reversed, which no redaction of environment values recognises
+            raise ValueError(f"read from {found}: " + "SECRET_VALUE"[::-1])
+        return x * 2
+"""
+
+
+@needs_namespaces
+def test_the_child_cannot_read_the_parents_environment_through_proc(tmp_path: Path) -> None:
+    """/proc/<pid>/environ shows the environment a process was started with: jaxlint verifies
+    in a process started with the secret, as a CI job's jaxlint is."""
+    secret = f"hunter2-{secrets.token_hex(8)}"
+    source = PROC_READER.replace("SECRET_MARK", "JAXLINT_TEST_SECRET=").replace(
+        "SECRET_VALUE", secret
+    )
+    status, reason = verify_in_a_process(tmp_path, source, "steal", {"JAXLINT_TEST_SECRET": secret})
+    assert secret[::-1] not in reason
+    assert status == "verified", reason
+
+
+def verify_in_a_process(
+    folder: Path, source: str, target: str, environment: dict[str, str] | None = None
+) -> tuple[str, str]:
+    """(status, reason) of verifying `target` of `source` (rewritten to itself) in a Python
+    process of its own, started with `environment` added; a process the code it verifies
+    stopped fails the test instead of hanging it."""
+    (folder / "module.py").write_text(textwrap.dedent(source))
+    script = (
+        "import json, sys; from pathlib import Path; from tests.test_sandbox import"
+        " identity_request; from jaxlint.verify import verify;"
+        f" p = Path({str(folder)!r});"
+        " (r,) = verify([identity_request('m', (p / 'module.py').read_text(),"
+        f" {target!r}, p)], time_limit_s=30); print(json.dumps([r.status, r.reason]))"
+    )
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    env.update(environment or {})
+    verifying = subprocess.Popen(
+        [sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        out, _ = verifying.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        os.kill(verifying.pid, signal.SIGCONT)
+        verifying.kill()
+        pytest.fail("the verifying process was stopped by the code it verified")
+    status, reason = json.loads(out.strip().splitlines()[-1])
+    return status, reason
+
+
+CONNECTOR = """
+    import socket
+
+    def phone_home(x):
+        try:
+            with socket.create_connection(("127.0.0.1", PORT), timeout=2) as out:
+                out.sendall(b"exfiltrated")
+        except OSError:
+            pass
+        return x * 2
+"""
+
+
+@needs_namespaces
+def test_the_child_has_no_network(tmp_path: Path) -> None:
+    require("network_namespace")
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    listener.settimeout(0.5)
+    source = CONNECTOR.replace("PORT", str(listener.getsockname()[1]))
+    try:
+        (result,) = verify([identity_request("phone", source, "phone_home", tmp_path)])
+        with pytest.raises(TimeoutError):
+            listener.accept()  # nobody called
+    finally:
+        listener.close()
+    assert result.status == "verified", result.reason
+
+
+TAMPERER = """
+    import os
+
+    def tamper(x):
+        for attempt in (
+            lambda: os.chmod("OUTSIDE", 0o777),
+            lambda: os.utime("OUTSIDE", (0, 0)),
+            lambda: os.chown("OUTSIDE", os.getuid(), os.getgid()),
+            lambda: open("SHM", "w").write("left behind"),
+        ):
+            try:
+                attempt()
+            except OSError:
+                pass
+        return x * 2
+"""
+
+
+@needs_namespaces
+def test_the_child_cannot_touch_files_outside_or_leave_any_in_dev_shm(tmp_path: Path) -> None:
+    require("read_only_mounts", "private_dev_shm")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("the user's file")
+    os.utime(outside, (1_000_000_000, 1_000_000_000))
+    before = outside.stat()
+    shm = Path("/dev/shm") / f"jaxlint-probe-{secrets.token_hex(6)}"
+    source = TAMPERER.replace("OUTSIDE", str(outside)).replace("SHM", str(shm))
+    (result,) = verify([identity_request("tamper", source, "tamper", tmp_path)])
+    after = outside.stat()
+    assert (after.st_mode, after.st_mtime, after.st_ctime) == (
+        before.st_mode,
+        before.st_mtime,
+        before.st_ctime,
+    )
+    assert not shm.exists()
+    assert result.status == "verified", result.reason
+
+
+DAEMONIZER = """
+    import os
+    import subprocess
+
+    def daemonize(x):
+        subprocess.Popen(["setsid", "sleep", "SECONDS"])  # a session of its own
+        if os.fork() == 0:  # and a classic double fork
+            os.setsid()
+            if os.fork() == 0:
+                os.execvp("sleep", ["sleep", "SECONDS"])
+            os._exit(0)
+        return x * 2
+"""
+
+
+@needs_namespaces
+def test_no_process_outlives_verification_not_even_in_a_session_of_its_own(
+    tmp_path: Path,
+) -> None:
+    require("pid_namespace")
+    seconds = f"301.{secrets.randbelow(10**6):06}"
+    source = DAEMONIZER.replace("SECONDS", seconds)
+    (result,) = verify([identity_request("daemon", source, "daemonize", tmp_path)])
+    assert result.status == "verified", result.reason
+    deadline = time.monotonic() + 10
+    while _sleeping(seconds) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _sleeping(seconds) == []
+
+
+HOARDER = """
+    import subprocess
+    import sys
+
+    HOARD = "import os, time; os.setsid(); block = bytearray(1536 * 2**20); time.sleep(60)"
+
+    def hoard(x):
+        subprocess.Popen([sys.executable, "-c", HOARD])
+        import time
+        time.sleep(20)
+        return x * 2
+"""
+
+
+@needs_namespaces
+def test_memory_held_by_a_process_in_a_session_of_its_own_counts(
+    tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setenv("JAXLINT_VERIFY_MEMORY_MB", "1200")
+    (result,) = verify([identity_request("hoard", HOARDER, "hoard", tmp_path)], time_limit_s=40)
+    assert result.status == "unverifiable"
+    assert result.reason.startswith("verification used more than 1.17 GiB of memory")
+
+
+STOPPER = """
+    import os
+    import signal
+
+    def stop_them_all(x):
+        targets = {os.getppid()}
+        for pid in os.listdir("/proc"):
+            if pid.isdigit() and int(pid) != os.getpid():
+                targets.add(int(pid))
+        for pid in targets:
+            if pid > 0:  # pid 0 would be this process's own group
+                try:
+                    os.kill(pid, signal.SIGSTOP)
+                except OSError:
+                    pass
+        return x * 2
+"""
+
+
+@needs_namespaces
+def test_the_child_cannot_stop_its_parent(tmp_path: Path) -> None:
+    require("pid_namespace")  # without it this would stop every process of the user
+    status, reason = verify_in_a_process(tmp_path, STOPPER, "stop_them_all")
+    assert status == "verified", reason

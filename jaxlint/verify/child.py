@@ -1,7 +1,8 @@
 """The verification child: `python -m jaxlint.verify.child`; JSON lines in on stdin, out on stdout.
 
 Protocol (one JSON object per line):
-  child → parent  {"type": "ready", "jax_version": "..."}  once JAX is imported
+  child → parent  {"type": "ready", "jax_version": "...", "sandbox": {feature: bool}}
+                  once JAX is imported and the fences are up
                   {"type": "jax-missing", "error": "..."}  when it cannot be, then exits
   parent → child  {"request": {...VerifyRequest...}, "nonce": "...", "cpu_limit_s": 120}
   child → parent  {"type": "result", "nonce": "...", "result": {...VerifyResult...}}
@@ -80,6 +81,18 @@ def _end_with_parent(every_s: float = 0.25) -> None:
     threading.Thread(target=watch, name="jaxlint-parent-watch", daemon=True).start()
 
 
+def _sandbox_features() -> dict[str, bool]:
+    """What `jaxlint.verify.sandbox` put in force around this child (nothing, when it did not
+    start this child)."""
+    from jaxlint.verify.sandbox import ENVIRONMENT_NAME, FEATURES
+
+    try:
+        told = json.loads(os.environ.pop(ENVIRONMENT_NAME, "{}"))
+    except ValueError:
+        told = {}
+    return {name: told.get(name) is True for name in FEATURES}
+
+
 def main() -> int:
     """Serve verification requests until stdin closes."""
     _end_with_parent()
@@ -96,9 +109,11 @@ def main() -> int:
 
     # XLA's first compilation in a process pays one-off set-up costs: keep them out of the timings.
     jax.jit(lambda x: x + 1).lower(1.0).compile()
-    _send(protocol_out, {"type": "ready", "jax_version": jax.__version__})
     # after JAX's import and first compile, which may write their caches
-    confine_writes([os.getcwd(), os.devnull.rpartition("/")[0] or os.devnull])
+    landlock = confine_writes([os.getcwd(), os.devnull.rpartition("/")[0] or os.devnull])
+    fences = _sandbox_features()
+    fences["landlock_writes"] = landlock
+    _send(protocol_out, {"type": "ready", "jax_version": jax.__version__, "sandbox": fences})
     for line in protocol_in:
         if not line.strip():
             continue

@@ -4,8 +4,9 @@ JAX's runtimes reserve far more virtual memory than they touch (XLA's CPU client
 the CUDA plugin map tens of GiB on many-core and accelerator hosts, `PROT_NONE` and
 `MAP_NORESERVE`), so an address-space limit (`RLIMIT_AS`) fails every verification there with a
 MemoryError while the same code needs a few hundred MiB. The limit here is on resident memory:
-a thread in the parent samples the resident set of the child and of every process in its
-process group, and kills the group once their sum passes the limit. A sampler, not a cgroup:
+a thread in the parent samples the resident set of the child and of every process it started
+(at any depth, whatever its process group or session), and kills them all once their sum
+passes the limit. A sampler, not a cgroup:
 cgroup v2 `memory.max` needs a subtree delegated to the user with no process of its own in it,
 which CI containers and sandboxed VMs (gVisor) rarely offer; sampling works wherever `/proc`
 does. Between two samples a child can overshoot by what it allocates in `SAMPLE_S`.
@@ -20,7 +21,7 @@ from collections.abc import Callable
 
 # How often the child's own resident set is read, and how often the whole process group is.
 SAMPLE_S = 0.05
-GROUP_SCAN_EVERY = 10  # samples: a scan of /proc reads one file per process on the machine
+TREE_SCAN_EVERY = 10  # samples: a scan of /proc reads one file per process on the machine
 _MIB = 1024 * 1024
 _FLOOR_MB = 2048  # JAX and XLA alone hold ~0.5 GiB; a small verification needs a little more
 ENVIRONMENT_NAME = "JAXLINT_VERIFY_MEMORY_MB"
@@ -74,13 +75,14 @@ def resident_bytes(pid: int) -> int:
         return 0
 
 
-def group_members(group: int) -> list[int]:
-    """The processes of process group `group` (the child and whatever it started), from /proc."""
-    members = []
+def descendants(root: int) -> list[int]:
+    """The processes started by `root`, at any depth, from /proc: those in a process group or
+    session of their own (`setsid`) and those a PID namespace's first process adopted included."""
+    children: dict[int, list[int]] = {}
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return members
+        return []
     for entry in entries:
         if not entry.isdigit():
             continue
@@ -89,15 +91,20 @@ def group_members(group: int) -> list[int]:
                 stat = handle.read()
         except OSError:
             continue
-        # pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so split after it
+        # pid (comm) state ppid ...: comm may hold spaces and parentheses, so split after it
         fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 2 and int(fields[2]) == group:
-            members.append(int(entry))
-    return members
+        if len(fields) > 1:
+            children.setdefault(int(fields[1]), []).append(int(entry))
+    found, frontier = [], [root]
+    while frontier:
+        kids = children.get(frontier.pop(), [])
+        found += kids
+        frontier += kids
+    return found
 
 
 class ResidentMemoryWatch:
-    """Samples the resident memory of process group `group` (led by `pid`) in a thread and calls
+    """Samples the resident memory of process `pid` and its descendants in a thread and calls
     `stop` once, when it passes `limit_bytes`; `breached` says whether it did."""
 
     def __init__(self, pid: int, limit_bytes: int, stop: Callable[[], object]) -> None:
@@ -114,8 +121,8 @@ class ResidentMemoryWatch:
         others: list[int] = []
         samples = 0
         while not self._done.wait(SAMPLE_S):
-            if samples % GROUP_SCAN_EVERY == 0:
-                others = [p for p in group_members(self._pid) if p != self._pid]
+            if samples % TREE_SCAN_EVERY == 0:
+                others = descendants(self._pid)
             samples += 1
             used = resident_bytes(self._pid) + sum(resident_bytes(p) for p in others)
             self.peak_bytes = max(self.peak_bytes, used)

@@ -4,6 +4,7 @@ time limit per request."""
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import importlib.util
 import json
 import os
@@ -22,7 +23,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
-from jaxlint.verify.memory import ENVIRONMENT_NAME, ResidentMemoryWatch, describe_limit, limit_mb
+from jaxlint.verify.memory import (
+    ENVIRONMENT_NAME,
+    ResidentMemoryWatch,
+    descendants,
+    describe_limit,
+    limit_mb,
+)
 from jaxlint.verify.protocol import (
     JAX_MISSING_REASON,
     Status,
@@ -287,6 +294,35 @@ def child_environment(home: str) -> dict[str, str]:
     return env
 
 
+SANDBOX_NAME = "JAXLINT_VERIFY_SANDBOX"
+_SANDBOX_POLICIES = ("auto", "require", "off")
+
+
+def sandbox_policy() -> str:
+    """JAXLINT_VERIFY_SANDBOX: `auto` (the default: namespaces where the kernel offers them, a
+    warning where it does not), `require` (no verification without every fence), `off` (no
+    namespaces: Landlock alone, to debug a child)."""
+    value = os.environ.get(SANDBOX_NAME, "auto").strip().lower()
+    return value if value in _SANDBOX_POLICIES else "auto"
+
+
+_WARNED: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    if message not in _WARNED:
+        _WARNED.add(message)
+        print(message, file=sys.stderr)
+
+
+def _undumpable() -> None:
+    """Make this process undumpable, so that a child of the same user cannot read its memory or
+    environment through /proc (where it can see it at all: not from a PID namespace)."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
+
+
 _ACTIVE: VerificationSession | None = None
 
 
@@ -320,9 +356,13 @@ class _Child:
         self._home = tempfile.mkdtemp(prefix="jaxlint-verify-")
         # User output is not read: a file, unlike a pipe, cannot fill up and block the child.
         self._stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 — closed in close()
+        command = [executable, "-m", "jaxlint.verify.child"]
+        if sandbox_policy() != "off":
+            command = [executable, "-m", "jaxlint.verify.sandbox", *command]
+        _undumpable()
         try:
             self._process = subprocess.Popen(
-                [executable, "-m", "jaxlint.verify.child"],
+                command,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=self._stderr,
@@ -376,6 +416,20 @@ class _Child:
             return "jax-missing", f"{JAX_MISSING_REASON} ({message.get('error')})"
         if message.get("type") != "ready":
             return "unverifiable", f"verification child said {message!r}"
+        fences = message.get("sandbox")
+        missing = sorted(n for n, up in (fences or {}).items() if not up) if fences else ["all"]
+        if missing and sandbox_policy() == "require":
+            self.kill()
+            reason = (
+                f"not verified: {SANDBOX_NAME}=require and the sandbox lacks {', '.join(missing)}"
+            )
+            return "unverifiable", reason
+        if missing and sandbox_policy() == "auto":
+            _warn_once(
+                f"jaxlint: warning: fixes are verified with a weaker sandbox here (no"
+                f" {', '.join(missing)}); see SECURITY.md, or set {SANDBOX_NAME}=require to"
+                " refuse"
+            )
         return None
 
     def run(self, request: VerifyRequest, time_limit_s: float) -> tuple[VerifyResult, bool]:
@@ -449,6 +503,12 @@ class _Child:
             self._memory.close()
         with contextlib.suppress(ProcessLookupError, PermissionError):
             if os.name == "posix":  # even after the child exited: its children may run on
+                # the whole tree, those in sessions of their own too, first process first
+                # (in a PID namespace that ends all the others)
+                tree = descendants(self._process.pid) if os.path.isdir("/proc") else []
+                for pid in tree:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.kill(pid, signal.SIGKILL)
                 os.killpg(self._process.pid, signal.SIGKILL)
             elif self._process.poll() is None:
                 self._process.kill()

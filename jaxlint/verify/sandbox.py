@@ -1,0 +1,226 @@
+"""`python -m jaxlint.verify.sandbox CMD...`: run the verification child in namespaces of its own.
+
+The child runs the checked code. On Linux with user namespaces this launcher (trusted: it never
+loads user code) gives it:
+
+- a PID namespace of which it is process 1, with a /proc of its own: it cannot see or signal
+  jaxlint or any other process outside, and when it ends, every process it started ends too,
+  `setsid` daemons included (the kernel kills a namespace with its first process);
+- a network namespace with no interface up: no connection to anything, not even loopback, and
+  no abstract Unix socket of the machine;
+- a mount namespace in which every file system is remounted read-only except the child's own
+  working folder, with a private `/dev/shm`: nothing outside that folder can be written, created,
+  deleted, chmod-ed, chown-ed or touched, whatever Landlock (the second fence, in `child`) offers;
+- an IPC namespace (no System V shared memory or queues of the machine), no capabilities (the
+  bounding set is emptied before the child starts, so even a child mapped to root has none), and
+  no new privileges.
+
+The launcher stays outside the PID namespace, cannot be ptraced (not dumpable), ends the child
+when jaxlint goes (it watches for its own reparenting) and exits with the child's status.
+Each feature is tried on its own; what the kernel refused is listed in JAXLINT_SANDBOX for the
+child to report (`jaxlint.verify.runner` warns, or refuses to verify when asked to), and where
+namespaces are unavailable the child runs as before, fenced by Landlock alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import select
+import signal
+import sys
+import time
+
+ENVIRONMENT_NAME = "JAXLINT_SANDBOX"  # the features in force, for the child to report
+FEATURES = (
+    "pid_namespace",
+    "private_proc",
+    "network_namespace",
+    "read_only_mounts",
+    "private_dev_shm",
+    "ipc_namespace",
+    "no_capabilities",
+)
+
+_CLONE_NEWNS, _CLONE_NEWIPC = 0x00020000, 0x08000000
+_CLONE_NEWUSER, _CLONE_NEWPID, _CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
+_MS_REMOUNT, _MS_NOATIME, _MS_NODIRATIME, _MS_BIND = 32, 1024, 2048, 4096
+_MS_REC, _MS_PRIVATE, _MS_RELATIME = 16384, 1 << 18, 1 << 21
+# statvfs flags that a remount must repeat (the kernel refuses to clear a locked one)
+_KEPT_FLAGS = {2: _MS_NOSUID, 4: _MS_NODEV, 8: _MS_NOEXEC, 1024: _MS_NOATIME, 2048: _MS_NODIRATIME}
+_PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS = 1, 4, 24, 38
+_DEV_SHM_SIZE = "size=64m"
+
+
+def main(argv: list[str]) -> int:
+    """Start `argv` sandboxed; its exit status (128+N for signal N)."""
+    if not argv:
+        print("usage: python -m jaxlint.verify.sandbox CMD [ARG...]", file=sys.stderr)
+        return 2
+    libc = _libc()
+    if libc is None or not _enter_namespaces(libc):
+        os.environ[ENVIRONMENT_NAME] = json.dumps({name: False for name in FEATURES})
+        os.execvp(argv[0], argv)  # no namespaces here: the child as before
+    libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    parent = os.getppid()
+    child = os.fork()
+    if child == 0:
+        _become_first_process(libc, argv)  # never returns
+    for sent in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sent, lambda signum, frame: _kill(child))
+    return _wait_for(child, parent)
+
+
+def _libc() -> ctypes.CDLL | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+def _enter_namespaces(libc: ctypes.CDLL) -> bool:
+    """A new user namespace (mapping this user to itself) holding new mount, PID, network and
+    IPC namespaces; False when the kernel (or a policy) refuses."""
+    uid, gid = os.geteuid(), os.getegid()
+    flags = _CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWPID | _CLONE_NEWNET | _CLONE_NEWIPC
+    if libc.unshare(flags) != 0:
+        return False
+    try:
+        _write("/proc/self/setgroups", "deny")
+        _write("/proc/self/uid_map", f"{uid} {uid} 1")
+        _write("/proc/self/gid_map", f"{gid} {gid} 1")
+    except OSError:
+        return False
+    return True
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w") as handle:
+        handle.write(text)
+
+
+def _become_first_process(libc: ctypes.CDLL, argv: list[str]) -> None:
+    """In the new PID namespace: fence the file systems, drop every capability, run `argv`."""
+    status = 127
+    try:
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the launcher gone: all gone
+        features = {"pid_namespace": True, "network_namespace": True, "ipc_namespace": True}
+        features.update(_fence_mounts(libc, os.getcwd()))
+        features["no_capabilities"] = _drop_capabilities(libc)
+        os.environ[ENVIRONMENT_NAME] = json.dumps(features)
+        for default in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(default, signal.SIG_DFL)
+        os.execvp(argv[0], argv)
+    except BaseException as error:  # noqa: BLE001 — in a forked child: say why, never return
+        with contextlib.suppress(Exception):
+            os.write(2, f"jaxlint sandbox: {type(error).__name__}: {error}\n".encode())
+    os._exit(status)
+
+
+def _fence_mounts(libc: ctypes.CDLL, home: str) -> dict[str, bool]:
+    """Every mount read-only but `home`; a private /dev/shm; a /proc of this PID namespace."""
+    mount = libc.mount
+    mount.argtypes = [
+        ctypes.c_char_p,
+        ctypes.c_char_p,
+        ctypes.c_char_p,
+        ctypes.c_ulong,
+        ctypes.c_void_p,
+    ]
+    out = {"read_only_mounts": False, "private_dev_shm": False, "private_proc": False}
+    if mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
+        return out  # mounts would reach the machine's namespace: leave them all alone
+    home_bytes = os.fsencode(home)
+    if mount(home_bytes, home_bytes, None, _MS_BIND | _MS_REC, None) != 0:
+        return out
+    os.chdir(home)  # into the new mount: the old working folder is about to be read-only
+    refused = 0
+    for point in _mount_points():
+        if point == home or point.startswith(os.path.join(home, "")):
+            continue
+        try:
+            kept = os.statvfs(point).f_flag
+        except OSError:
+            continue
+        flags = _MS_REMOUNT | _MS_BIND | _MS_RDONLY
+        flags |= sum(ms for st, ms in _KEPT_FLAGS.items() if kept & st)
+        if mount(None, os.fsencode(point), None, flags, None) != 0:
+            refused += 1
+    out["read_only_mounts"] = refused == 0
+    if os.path.isdir("/dev/shm"):
+        tmpfs_flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+        out["private_dev_shm"] = (
+            mount(b"tmpfs", b"/dev/shm", b"tmpfs", tmpfs_flags, _DEV_SHM_SIZE.encode()) == 0
+        )
+    proc_flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+    out["private_proc"] = mount(b"proc", b"/proc", b"proc", proc_flags, None) == 0
+    return out
+
+
+def _mount_points() -> list[str]:
+    """Mount points of this mount namespace, parents before children."""
+    points = []
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as handle:
+            for line in handle:
+                fields = line.split()
+                if len(fields) > 4:
+                    points.append(_unescaped(fields[4]))
+    except OSError:
+        return []
+    return sorted(set(points), key=lambda point: (point.count("/"), point))
+
+
+def _unescaped(field: str) -> str:
+    """mountinfo writes space, tab, newline and backslash in a path as octal escapes."""
+    for code in ("\\040", "\\011", "\\012", "\\134"):
+        field = field.replace(code, chr(int(code[1:], 8)))
+    return field
+
+
+def _drop_capabilities(libc: ctypes.CDLL) -> bool:
+    """Empty the bounding set (no capability survives exec, even as root) and set no_new_privs."""
+    try:
+        with open("/proc/sys/kernel/cap_last_cap") as handle:
+            last = int(handle.read())
+    except (OSError, ValueError):
+        last = 40
+    dropped = all(libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) == 0 for cap in range(last + 1))
+    return dropped and libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+
+
+def _wait_for(child: int, parent: int, every_s: float = 0.25) -> int:
+    """The child's exit status; the child is killed (and with it its namespace) once jaxlint,
+    this launcher's parent, is gone. A loop, not a thread: a process that made a PID namespace
+    for its children cannot start threads."""
+    try:
+        exited = os.pidfd_open(child)
+    except (AttributeError, OSError):
+        exited = None
+    while True:
+        try:
+            pid, status = os.waitpid(child, os.WNOHANG)
+        except ChildProcessError:
+            return 1
+        if pid:
+            return os.waitstatus_to_exitcode(status)
+        if os.getppid() != parent:
+            _kill(child)
+        if exited is not None:
+            select.select([exited], [], [], every_s)  # wakes as soon as the child exits
+        else:
+            time.sleep(every_s / 5)
+
+
+def _kill(pid: int) -> None:
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
