@@ -24,6 +24,7 @@ from jaxlint.verify.runner import (
     VerificationSession,
     child_environment,
     redact_environment,
+    sandbox_policy,
 )
 
 pytestmark = pytest.mark.skipif(not jax_available(), reason="JAX is not installed")
@@ -268,6 +269,8 @@ def sandbox_features() -> dict[str, bool]:
 
 
 def require(*features: str) -> None:
+    if sandbox_policy() == "off":
+        pytest.skip(f"{SANDBOX_NAME}=off: no namespaces")
     missing = [name for name, up in sandbox_features().items() if name in features and not up]
     if missing:
         pytest.skip(f"this kernel refuses the sandbox's {', '.join(missing)}")
@@ -479,3 +482,20 @@ def test_the_child_cannot_stop_its_parent(tmp_path: Path) -> None:
     require("pid_namespace")  # without it this would stop every process of the user
     status, reason = verify_in_a_process(tmp_path, STOPPER, "stop_them_all")
     assert status == "verified", reason
+
+
+@needs_namespaces
+def test_without_namespaces_the_launcher_still_reaps_every_daemon(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Where the kernel offers no namespaces (gVisor on TPU VMs: 86 sleepers left by one probe
+    run), the launcher adopts the child's orphans as their subreaper and kills them."""
+    monkeypatch.setenv(SANDBOX_NAME, "off")
+    seconds = f"303.{secrets.randbelow(10**6):06}"
+    source = DAEMONIZER.replace("SECONDS", seconds)
+    (result,) = verify([identity_request("daemon", source, "daemonize", tmp_path)])
+    assert result.status == "verified", result.reason
+    deadline = time.monotonic() + 10
+    while _sleeping(seconds) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _sleeping(seconds) == []

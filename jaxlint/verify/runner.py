@@ -295,13 +295,14 @@ def child_environment(home: str) -> dict[str, str]:
 
 
 SANDBOX_NAME = "JAXLINT_VERIFY_SANDBOX"
+CHILD_MODULE = "jaxlint.verify.child"
 _SANDBOX_POLICIES = ("auto", "require", "off")
 
 
 def sandbox_policy() -> str:
     """JAXLINT_VERIFY_SANDBOX: `auto` (the default: namespaces where the kernel offers them, a
     warning where it does not), `require` (no verification without every fence), `off` (no
-    namespaces: Landlock alone, to debug a child)."""
+    namespaces: Landlock and the launcher's reaping alone, to debug a child)."""
     value = os.environ.get(SANDBOX_NAME, "auto").strip().lower()
     return value if value in _SANDBOX_POLICIES else "auto"
 
@@ -356,9 +357,9 @@ class _Child:
         self._home = tempfile.mkdtemp(prefix="jaxlint-verify-")
         # User output is not read: a file, unlike a pipe, cannot fill up and block the child.
         self._stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 — closed in close()
-        command = [executable, "-m", "jaxlint.verify.child"]
-        if sandbox_policy() != "off":
-            command = [executable, "-m", "jaxlint.verify.sandbox", *command]
+        command = [executable, "-m", "jaxlint.verify.sandbox", executable, "-m", CHILD_MODULE]
+        if sandbox_policy() == "off":
+            command.insert(3, "--no-namespaces")
         _undumpable()
         try:
             self._process = subprocess.Popen(

@@ -18,8 +18,10 @@ loads user code) gives it:
 The launcher stays outside the PID namespace, cannot be ptraced (not dumpable), ends the child
 when jaxlint goes (it watches for its own reparenting) and exits with the child's status.
 Each feature is tried on its own; what the kernel refused is listed in JAXLINT_SANDBOX for the
-child to report (`jaxlint.verify.runner` warns, or refuses to verify when asked to), and where
-namespaces are unavailable the child runs as before, fenced by Landlock alone.
+child to report (`jaxlint.verify.runner` warns, or refuses to verify when asked to). Where the
+kernel offers no namespaces (gVisor, on TPU VMs; a container that forbids them), or with
+`--no-namespaces`, the launcher still adopts every orphan of the child's tree as its subreaper
+and kills them when the child ends, and Landlock (in `child`) fences writes where it exists.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import time
 
 ENVIRONMENT_NAME = "JAXLINT_SANDBOX"  # the features in force, for the child to report
 FEATURES = (
+    "reaps_descendants",
     "pid_namespace",
     "private_proc",
     "network_namespace",
@@ -52,26 +55,34 @@ _MS_REC, _MS_PRIVATE, _MS_RELATIME = 16384, 1 << 18, 1 << 21
 # statvfs flags that a remount must repeat (the kernel refuses to clear a locked one)
 _KEPT_FLAGS = {2: _MS_NOSUID, 4: _MS_NODEV, 8: _MS_NOEXEC, 1024: _MS_NOATIME, 2048: _MS_NODIRATIME}
 _PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS = 1, 4, 24, 38
+_PR_SET_CHILD_SUBREAPER = 36
 _DEV_SHM_SIZE = "size=64m"
 
 
 def main(argv: list[str]) -> int:
     """Start `argv` sandboxed; its exit status (128+N for signal N)."""
+    namespaces = argv[:1] != ["--no-namespaces"]
+    argv = argv if namespaces else argv[1:]
     if not argv:
-        print("usage: python -m jaxlint.verify.sandbox CMD [ARG...]", file=sys.stderr)
+        print("usage: python -m jaxlint.verify.sandbox [--no-namespaces] CMD...", file=sys.stderr)
         return 2
     libc = _libc()
-    if libc is None or not _enter_namespaces(libc):
-        os.environ[ENVIRONMENT_NAME] = json.dumps({name: False for name in FEATURES})
-        os.execvp(argv[0], argv)  # no namespaces here: the child as before
-    libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    if libc is None:
+        os.execvp(argv[0], argv)  # not Linux: the child as before
     parent = os.getppid()
+    contained = namespaces and _enter_namespaces(libc)
+    if not contained:  # orphans of the child's tree are adopted here, and killed at its end
+        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     child = os.fork()
     if child == 0:
-        _become_first_process(libc, argv)  # never returns
+        _become_first_process(libc, argv, contained)  # never returns
     for sent in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sent, lambda signum, frame: _kill(child))
-    return _wait_for(child, parent)
+    status = _wait_for(child, parent)
+    if not contained:
+        _kill_adopted()
+    return status
 
 
 def _libc() -> ctypes.CDLL | None:
@@ -104,14 +115,18 @@ def _write(path: str, text: str) -> None:
         handle.write(text)
 
 
-def _become_first_process(libc: ctypes.CDLL, argv: list[str]) -> None:
-    """In the new PID namespace: fence the file systems, drop every capability, run `argv`."""
+def _become_first_process(libc: ctypes.CDLL, argv: list[str], contained: bool) -> None:
+    """In the new PID namespace (`contained`): fence the file systems and drop every
+    capability; then run `argv`."""
     status = 127
     try:
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the launcher gone: all gone
-        features = {"pid_namespace": True, "network_namespace": True, "ipc_namespace": True}
-        features.update(_fence_mounts(libc, os.getcwd()))
-        features["no_capabilities"] = _drop_capabilities(libc)
+        features = dict.fromkeys(FEATURES, False)
+        features["reaps_descendants"] = True  # a PID namespace, or this launcher's adoption
+        if contained:
+            features.update(pid_namespace=True, network_namespace=True, ipc_namespace=True)
+            features.update(_fence_mounts(libc, os.getcwd()))
+            features["no_capabilities"] = _drop_capabilities(libc)
         os.environ[ENVIRONMENT_NAME] = json.dumps(features)
         for default in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(default, signal.SIG_DFL)
@@ -215,6 +230,36 @@ def _wait_for(child: int, parent: int, every_s: float = 0.25) -> int:
             select.select([exited], [], [], every_s)  # wakes as soon as the child exits
         else:
             time.sleep(every_s / 5)
+
+
+def _kill_adopted() -> None:
+    """Kill and reap what the child left behind (adopted here as their subreaper)."""
+    for _ in range(50):  # orphans of orphans arrive as their parents die
+        adopted = [pid for pid in _children(os.getpid())]
+        if not adopted:
+            return
+        for pid in adopted:
+            _kill(pid)
+        with contextlib.suppress(ChildProcessError):
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        time.sleep(0.01)
+
+
+def _children(parent: int) -> list[int]:
+    """The processes whose parent is `parent` (from /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    stat = handle.read()
+            except OSError:
+                continue
+            fields = stat[stat.rfind(b")") + 2 :].split()
+            if len(fields) > 1 and int(fields[1]) == parent:
+                found.append(int(entry))
+    return found
 
 
 def _kill(pid: int) -> None:
