@@ -128,14 +128,19 @@ def test_no_orphans_and_no_writes_in_the_callers_folder(tmp_path: Path, monkeypa
     assert result.status == "verified"
     assert not (tmp_path / "written-by-user-code.txt").exists()
     assert _verify_folders() == before  # the child's folder went with it
-    deadline = time.monotonic() + 10
-    while _sleeping(seconds) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert _sleeping(seconds) == []
+    assert _still_sleeping(seconds) == []
 
 
 def _verify_folders() -> set[str]:
     return {p.name for p in Path(tempfile.gettempdir()).glob("jaxlint-verify-*")}
+
+
+def _still_sleeping(seconds: str, grace_s: float = 10.0) -> list[int]:
+    """The processes running `sleep <seconds>` still alive after `grace_s`."""
+    deadline = time.monotonic() + grace_s
+    while _sleeping(seconds) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return _sleeping(seconds)
 
 
 def _sleeping(seconds: str) -> list[int]:
@@ -428,10 +433,7 @@ def test_no_process_outlives_verification_not_even_in_a_session_of_its_own(
     source = DAEMONIZER.replace("SECONDS", seconds)
     (result,) = verify([identity_request("daemon", source, "daemonize", tmp_path)])
     assert result.status == "verified", result.reason
-    deadline = time.monotonic() + 10
-    while _sleeping(seconds) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert _sleeping(seconds) == []
+    assert _still_sleeping(seconds) == []
 
 
 HOARDER = """
@@ -495,7 +497,4 @@ def test_without_namespaces_the_launcher_still_reaps_every_daemon(
     source = DAEMONIZER.replace("SECONDS", seconds)
     (result,) = verify([identity_request("daemon", source, "daemonize", tmp_path)])
     assert result.status == "verified", result.reason
-    deadline = time.monotonic() + 10
-    while _sleeping(seconds) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert _sleeping(seconds) == []
+    assert _still_sleeping(seconds) == []

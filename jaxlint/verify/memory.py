@@ -75,14 +75,13 @@ def resident_bytes(pid: int) -> int:
         return 0
 
 
-def descendants(root: int) -> list[int]:
-    """The processes started by `root`, at any depth, from /proc: those in a process group or
-    session of their own (`setsid`) and those a PID namespace's first process adopted included."""
+def children_by_parent() -> dict[int, list[int]]:
+    """Each process's children, from the parent process ids in /proc."""
     children: dict[int, list[int]] = {}
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return []
+        return children
     for entry in entries:
         if not entry.isdigit():
             continue
@@ -95,6 +94,13 @@ def descendants(root: int) -> list[int]:
         fields = stat[stat.rfind(b")") + 2 :].split()
         if len(fields) > 1:
             children.setdefault(int(fields[1]), []).append(int(entry))
+    return children
+
+
+def descendants(root: int) -> list[int]:
+    """The processes started by `root`, at any depth: those in a process group or session of
+    their own (`setsid`) and those a PID namespace's first process adopted included."""
+    children = children_by_parent()
     found, frontier = [], [root]
     while frontier:
         kids = children.get(frontier.pop(), [])

@@ -35,6 +35,8 @@ import signal
 import sys
 import time
 
+from jaxlint.verify.memory import children_by_parent
+
 ENVIRONMENT_NAME = "JAXLINT_SANDBOX"  # the features in force, for the child to report
 FEATURES = (
     "reaps_descendants",
@@ -235,7 +237,7 @@ def _wait_for(child: int, parent: int, every_s: float = 0.25) -> int:
 def _kill_adopted() -> None:
     """Kill and reap what the child left behind (adopted here as their subreaper)."""
     for _ in range(50):  # orphans of orphans arrive as their parents die
-        adopted = [pid for pid in _children(os.getpid())]
+        adopted = children_by_parent().get(os.getpid(), [])
         if not adopted:
             return
         for pid in adopted:
@@ -244,22 +246,6 @@ def _kill_adopted() -> None:
             while os.waitpid(-1, os.WNOHANG)[0]:
                 pass
         time.sleep(0.01)
-
-
-def _children(parent: int) -> list[int]:
-    """The processes whose parent is `parent` (from /proc)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as handle:
-                    stat = handle.read()
-            except OSError:
-                continue
-            fields = stat[stat.rfind(b")") + 2 :].split()
-            if len(fields) > 1 and int(fields[1]) == parent:
-                found.append(int(entry))
-    return found
 
 
 def _kill(pid: int) -> None:
