@@ -357,9 +357,12 @@ class _Child:
         self._home = tempfile.mkdtemp(prefix="jaxlint-verify-")
         # User output is not read: a file, unlike a pipe, cannot fill up and block the child.
         self._stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 — closed in close()
-        command = [executable, "-m", "jaxlint.verify.sandbox", executable, "-m", CHILD_MODULE]
-        if sandbox_policy() == "off":
-            command.insert(3, "--no-namespaces")
+        command = [executable, "-m", CHILD_MODULE]
+        if sys.platform.startswith("linux"):  # elsewhere: no launcher, the process group alone
+            launcher = [executable, "-m", "jaxlint.verify.sandbox"]
+            if sandbox_policy() == "off":
+                launcher.append("--no-namespaces")
+            command = launcher + command
         _undumpable()
         try:
             self._process = subprocess.Popen(
