@@ -498,3 +498,58 @@ def test_without_namespaces_the_launcher_still_reaps_every_daemon(
     (result,) = verify([identity_request("daemon", source, "daemonize", tmp_path)])
     assert result.status == "verified", result.reason
     assert _still_sleeping(seconds) == []
+
+
+def landlock_features() -> dict[str, bool]:
+    """What this kernel's Landlock fences (a fresh process confines itself and says)."""
+    probe = (
+        "import json; from jaxlint.verify.landlock import confine; print(json.dumps(confine([])))"
+    )
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
+    return json.loads(done.stdout)
+
+
+PARENT_STOPPER = """
+    import os
+    import signal
+
+    def stop_my_elders(x):
+        launcher = os.getppid()
+        with open(f"/proc/{launcher}/stat") as stat:
+            jaxlint = int(stat.read().rpartition(") ")[2].split()[1])
+        for pid in (launcher, jaxlint):
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except OSError:
+                pass
+        return x * 2
+"""
+
+
+@needs_namespaces
+def test_without_namespaces_landlock_still_refuses_tcp_and_signals(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Where the kernel refuses namespaces but has Landlock 6.12+ (AppArmor's
+    restrict_unprivileged_userns), the child still cannot connect out or stop jaxlint."""
+    held = landlock_features()
+    if not (held["landlock_network"] and held["landlock_scopes"]):
+        pytest.skip("this kernel's Landlock handles neither TCP nor signals")
+    monkeypatch.setenv(SANDBOX_NAME, "off")
+    status, reason = verify_in_a_process(
+        tmp_path, PARENT_STOPPER, "stop_my_elders", {SANDBOX_NAME: "off"}
+    )
+    assert status == "verified", reason
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    listener.settimeout(0.5)
+    source = CONNECTOR.replace("PORT", str(listener.getsockname()[1]))
+    try:
+        (result,) = verify([identity_request("phone", source, "phone_home", tmp_path)])
+        with pytest.raises(TimeoutError):
+            listener.accept()
+    finally:
+        listener.close()
+    assert result.status == "verified", result.reason

@@ -104,15 +104,14 @@ def main() -> int:
         _send(protocol_out, {"type": "jax-missing", "error": f"{type(exc).__name__}: {exc}"})
         return 0
     from jaxlint.verify.check import run_check
-    from jaxlint.verify.landlock import confine_writes
+    from jaxlint.verify.landlock import confine
     from jaxlint.verify.protocol import request_from_wire, result_to_wire
 
     # XLA's first compilation in a process pays one-off set-up costs: keep them out of the timings.
     jax.jit(lambda x: x + 1).lower(1.0).compile()
     # after JAX's import and first compile, which may write their caches
-    landlock = confine_writes([os.getcwd(), os.devnull.rpartition("/")[0] or os.devnull])
     fences = _sandbox_features()
-    fences["landlock_writes"] = landlock
+    fences.update(confine([os.getcwd(), os.devnull.rpartition("/")[0] or os.devnull]))
     _send(protocol_out, {"type": "ready", "jax_version": jax.__version__, "sandbox": fences})
     for line in protocol_in:
         if not line.strip():

@@ -1,9 +1,12 @@
-"""Confine the verification child's writes to its own folder with Linux's Landlock (5.13+).
+"""Fence the verification child with Linux's Landlock (5.13+): the second fence beside the
+sandbox's namespaces, and the only one where the kernel refuses namespaces but has Landlock.
 
 Reading stays open everywhere (the module, its package, JAX); creating, writing, truncating,
-renaming or deleting files is allowed only beneath the given folders. Already-open files (the
-protocol pipes, stderr) are not affected. Elsewhere, or on a kernel without Landlock, nothing
-is confined and `confine_writes` says so by returning False.
+renaming or deleting files is allowed only beneath the given folders; where the kernel's Landlock
+handles them, TCP connections and binds are refused (6.7+) and signals and abstract Unix sockets
+reach no process outside the child's own tree (6.12+). Already-open files (the protocol pipes,
+stderr) are not affected. Elsewhere, or on a kernel without Landlock, nothing is confined and
+`confine` says so.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ _PR_SET_NO_NEW_PRIVS = 38
 _WRITE_FILE, _REMOVE_DIR, _REMOVE_FILE = 1 << 1, 1 << 4, 1 << 5
 _MAKE = sum(1 << bit for bit in range(6, 13))  # char, dir, reg, sock, fifo, block, sym
 _REFER, _TRUNCATE = 1 << 13, 1 << 14
+_BIND_TCP, _CONNECT_TCP = 1 << 0, 1 << 1  # network rights (ABI 4)
+_SCOPE_ABSTRACT_UNIX_SOCKET, _SCOPE_SIGNAL = 1 << 0, 1 << 1  # scopes (ABI 6)
 
 
 def _write_rights(abi: int) -> int:
@@ -36,24 +41,38 @@ def _write_rights(abi: int) -> int:
 
 def confine_writes(allowed: Iterable[str]) -> bool:
     """Allow this process (and what it starts) to write only beneath `allowed`; True when done."""
+    return confine(allowed)["landlock_writes"]
+
+
+def confine(allowed: Iterable[str]) -> dict[str, bool]:
+    """Fence this process and what it starts with every right this kernel's Landlock handles:
+    writes only beneath `allowed`; no TCP connect or bind (ABI 4, Linux 6.7); no signal to, and
+    no abstract Unix socket of, any process outside (ABI 6, Linux 6.12). What held, by name."""
+    held = {"landlock_writes": False, "landlock_network": False, "landlock_scopes": False}
     if not sys.platform.startswith("linux"):
-        return False
+        return held
     try:
         libc = ctypes.CDLL(None, use_errno=True)
     except OSError:
-        return False
+        return held
     syscall = libc.syscall
     syscall.restype = ctypes.c_long
     abi = syscall(
         _CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION)
     )
     if abi < 1:
-        return False
+        return held
     rights = _write_rights(abi)
-    attr = struct.pack("=Q", rights)
+    # struct landlock_ruleset_attr: handled_access_fs, handled_access_net (4+), scoped (6+)
+    fields = [rights]
+    if abi >= 4:
+        fields.append(_BIND_TCP | _CONNECT_TCP)  # handled, and no rule allows any port
+    if abi >= 6:
+        fields.append(_SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL)
+    attr = struct.pack(f"={len(fields)}Q", *fields)
     ruleset = syscall(_CREATE_RULESET, attr, ctypes.c_size_t(len(attr)), ctypes.c_uint32(0))
     if ruleset < 0:
-        return False
+        return held
     try:
         for folder in allowed:
             try:
@@ -63,11 +82,13 @@ def confine_writes(allowed: Iterable[str]) -> bool:
             try:
                 beneath = struct.pack("=Qi", rights, fd)
                 if syscall(_ADD_RULE, ctypes.c_int(ruleset), _RULE_PATH_BENEATH, beneath, 0) != 0:
-                    return False
+                    return held
             finally:
                 os.close(fd)
         if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-            return False
-        return syscall(_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)) == 0
+            return held
+        if syscall(_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)) != 0:
+            return held
     finally:
         os.close(ruleset)
+    return {"landlock_writes": True, "landlock_network": abi >= 4, "landlock_scopes": abi >= 6}
