@@ -29,7 +29,6 @@ from jaxlint.diagnostics import Diagnostic
 from jaxlint.engine.backend import detected_backend
 from jaxlint.engine.config import Config
 from jaxlint.output.escape import printable
-from jaxlint.verify.lifetime import die_with_parent
 
 if TYPE_CHECKING:
     from jaxlint.analysis.project import ProjectIndex
@@ -418,6 +417,8 @@ def _collect(
 def _start_worker(then: Callable[..., object] | None, *args: Any) -> None:
     """A pool worker leaves Ctrl-C to the main process (which ends it), and ends when the main
     process does, even by SIGKILL (Linux), instead of linting on as an orphan."""
+    from jaxlint.verify.lifetime import die_with_parent  # only where a pool is started
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent()
     if then is not None:
