@@ -246,6 +246,11 @@ def test_a_request_past_its_cpu_time_is_ended_by_sigxcpu() -> None:
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
     done = subprocess.run([sys.executable, "-c", burn], env=env, timeout=60)
     assert done.returncode == -signal.SIGXCPU
+    # and through the sandbox's launcher, which ends as its child did: in a PID namespace the
+    # kernel would ignore SIGXCPU were the child the namespace's process 1
+    launched = [sys.executable, "-m", "jaxlint.verify.sandbox", sys.executable, "-c", burn]
+    done = subprocess.run(launched, env=env, timeout=60, cwd=tempfile.gettempdir())
+    assert done.returncode == -signal.SIGXCPU
 
 
 # ---------------------------------------------------------------- hostile modules (issue 32)

@@ -62,7 +62,8 @@ _DEV_SHM_SIZE = "size=64m"
 
 
 def main(argv: list[str]) -> int:
-    """Start `argv` sandboxed; its exit status (128+N for signal N)."""
+    """Run `argv` sandboxed and end as it ended: with its exit status, or killed by the signal
+    that killed it (jaxlint tells a CPU limit by SIGXCPU)."""
     namespaces = argv[:1] != ["--no-namespaces"]
     argv = argv if namespaces else argv[1:]
     if not argv:
@@ -84,7 +85,12 @@ def main(argv: list[str]) -> int:
     status = _wait_for(child, parent)
     if not contained:
         _kill_adopted()
-    return status
+    if contained and status > 128:  # process 1 says the child died of signal status - 128
+        status = 128 - status
+    if status < 0:  # the child died of a signal (SIGXCPU: its CPU limit): end the same way
+        signal.signal(-status, signal.SIG_DFL)
+        os.kill(os.getpid(), -status)
+    return 128 - status if status < 0 else status
 
 
 def _libc() -> ctypes.CDLL | None:
@@ -132,11 +138,33 @@ def _become_first_process(libc: ctypes.CDLL, argv: list[str], contained: bool) -
         os.environ[ENVIRONMENT_NAME] = json.dumps(features)
         for default in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(default, signal.SIG_DFL)
+        if contained:
+            child = os.fork()
+            if child:
+                _serve_as_init(child)  # never returns
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         os.execvp(argv[0], argv)
     except BaseException as error:  # noqa: BLE001 — in a forked child: say why, never return
         with contextlib.suppress(Exception):
             os.write(2, f"jaxlint sandbox: {type(error).__name__}: {error}\n".encode())
     os._exit(status)
+
+
+def _serve_as_init(child: int) -> None:
+    """Process 1 of the namespace: reap every orphan until `child` (the verification child, the
+    namespace's second process) ends, then end the namespace with its status, a signal N as
+    128 + N. Not the child itself as process 1: the kernel ignores a signal with its default
+    action sent to process 1 by any process inside, SIGXCPU among them (its CPU limit)."""
+    while True:
+        try:
+            pid, status = os.wait()
+        except ChildProcessError:
+            os._exit(1)
+        except InterruptedError:
+            continue
+        if pid == child:
+            code = os.waitstatus_to_exitcode(status)
+            os._exit(128 - code if code < 0 else code)
 
 
 def _fence_mounts(libc: ctypes.CDLL, home: str) -> dict[str, bool]:
