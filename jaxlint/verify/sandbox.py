@@ -3,9 +3,10 @@
 The child runs the checked code. On Linux with user namespaces this launcher (trusted: it never
 loads user code) gives it:
 
-- a PID namespace of which it is process 1, with a /proc of its own: it cannot see or signal
-  jaxlint or any other process outside, and when it ends, every process it started ends too,
-  `setsid` daemons included (the kernel kills a namespace with its first process);
+- a PID namespace with a /proc of its own, whose process 1 (this module's code) reaps orphans
+  and ends when the child does: the child cannot see or signal jaxlint or any other process
+  outside, and when it ends, every process it started ends too, `setsid` daemons included (the
+  kernel kills a namespace with its first process);
 - a network namespace with no interface up: no connection to anything, not even loopback, and
   no abstract Unix socket of the machine;
 - a mount namespace in which every file system is remounted read-only except the child's own
