@@ -34,6 +34,12 @@ def main() -> int:
         "tamper (chmod/utime/chown outside, /dev/shm)": (hostile.TAMPERER, "tamper", {}),
         "daemons (setsid, double fork)": (hostile.DAEMONIZER, "daemonize", {}),
         "read parents' environ": (hostile.PROC_READER, "steal", {}),
+        "secret from a file in the reason": (hostile.DESCRIPTION_FORGER, "double", {}),
+        "forged verdict for a wrong rewrite": (
+            "def triple(x):\n    return x * 2\n",
+            "triple",
+            {"rewritten": hostile.VERDICT_FORGER},
+        ),
     }
     if features.get("pid_namespace") and sandbox_policy() != "off":
         probes["SIGSTOP every visible process"] = (hostile.STOPPER, "stop_them_all", {})
@@ -45,7 +51,8 @@ def main() -> int:
         before = outside.stat()
         shm = Path("/dev/shm") / "jaxlint-probe"
         secret = "hunter2-probe-0123456789"
-        for label, (source, target, _) in probes.items():
+        (folder / ".env").write_text(f"API_TOKEN={secret}\n")
+        for label, (source, target, options) in probes.items():
             source = (
                 source.replace("OUTSIDE", str(outside))
                 .replace("SHM", str(shm))
@@ -53,7 +60,8 @@ def main() -> int:
                 .replace("SECRET_MARK", "JAXLINT_PROBE_SECRET=")
                 .replace("SECRET_VALUE", secret)
             )
-            status, reason = _verify_in_a_process(folder, source, target, secret)
+            rewritten = textwrap.dedent(options.get("rewritten", source))
+            status, reason = _verify_in_a_process(folder, source, rewritten, target, secret)
             print(f"{label}: {status}" + ("" if status == "verified" else f" ({reason[:160]})"))
         after = outside.stat()
         touched = (after.st_mode, after.st_mtime, after.st_ctime) != (
@@ -67,14 +75,19 @@ def main() -> int:
     return 0
 
 
-def _verify_in_a_process(folder: Path, source: str, target: str, secret: str) -> tuple[str, str]:
+def _verify_in_a_process(
+    folder: Path, source: str, rewritten: str, target: str, secret: str
+) -> tuple[str, str]:
+    """(status, reason) of verifying `source` rewritten to `rewritten` in a fresh process; a
+    reason that holds the secret in any form is LEAKED."""
     (folder / "module.py").write_text(textwrap.dedent(source))
+    (folder / "rewritten.py").write_text(rewritten)
     script = (
-        "import json; from pathlib import Path; from tests.test_sandbox import identity_request;"
-        " from jaxlint.verify import verify;"
-        f" p = Path({str(folder)!r});"
-        " (r,) = verify([identity_request('m', (p / 'module.py').read_text(),"
-        f" {target!r}, p)], time_limit_s=60); print(json.dumps([r.status, r.reason]))"
+        "import json; from pathlib import Path; from jaxlint.verify import VerifyRequest, verify;"
+        f" p = Path({str(folder)!r}); old = (p / 'module.py').read_text();"
+        " new = (p / 'rewritten.py').read_text();"
+        f" (r,) = verify([VerifyRequest('m', str(p / 'module.py'), old, new, {target!r}, 'X',"
+        " False)], time_limit_s=60); print(json.dumps([r.status, r.reason]))"
     )
     path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
     env = dict(os.environ, PYTHONPATH=path, JAXLINT_PROBE_SECRET=secret)
@@ -88,7 +101,7 @@ def _verify_in_a_process(folder: Path, source: str, target: str, secret: str) ->
     if not lines:
         return "crashed", done.stderr[-300:]
     status, reason = json.loads(lines[-1])
-    if secret[::-1] in reason:
+    if secret in reason or secret[::-1] in reason:
         status = "LEAKED"
     return status, reason
 

@@ -48,7 +48,7 @@ REFUSED = {
     "loop_refused_conditional_append": "appended to conditionally",
     "loop_refused_dict_write": "a write to an attribute or item",
     # `jnp.array([])` is float32 `(0,)` whatever the elements: lax.map keeps a row's shape
-    "loop_refused_empty_list_shape": "Cannot concatenate arrays with different numbers of dim",
+    "loop_refused_empty_list_shape": "raised TypeError on axis 7→0",
     "loop_refused_list_kept": "the list is used as a list",
     "loop_refused_two_arrays_indexed": "is indexed by `i` beside the rows mapped over",
     "loop_refused_slot_gap": "not all of its n slots or all but the first or last",

@@ -4,6 +4,7 @@ processes, real JAX."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import secrets
@@ -97,8 +98,8 @@ def test_the_child_never_sees_the_users_environment(tmp_path: Path, monkeypatch)
     )
     (result,) = verify([identity_request("leak", LEAKER, "leak", tmp_path)])
     assert result.status == "unverifiable"
-    assert "not in my environment" in result.reason
-    assert secret not in result.reason
+    assert "ValueError" in result.reason  # its message, whatever it says, is never shown
+    assert secret not in result.reason and "secret:" not in result.reason
     # and a value user code found elsewhere (a file, a config) is hidden in what is shown
     assert redact_environment(f"token {secret} refused") == "token $JAXLINT_TEST_SECRET refused"
 
@@ -174,8 +175,9 @@ def test_user_code_cannot_write_outside_the_childs_folder(tmp_path: Path) -> Non
         pytest.skip("this kernel has no Landlock")
     assert not target.exists()
     assert result.status == "unverifiable"
-    # a read-only mount in the child's namespace, or Landlock where namespaces are refused
-    assert "Read-only file system" in result.reason or "Permission denied" in result.reason
+    # a read-only mount in the child's namespace (EROFS), or Landlock where namespaces are
+    # refused (EACCES)
+    assert result.reason.endswith(("OSError", "PermissionError")), result.reason
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Landlock is Linux's")
@@ -187,7 +189,7 @@ def test_landlock_alone_still_fences_writes(tmp_path: Path, monkeypatch) -> None
     if not confine_writes_supported():
         pytest.skip("this kernel has no Landlock")
     assert not target.exists()
-    assert "PermissionError: [Errno 13] Permission denied" in result.reason
+    assert "PermissionError" in result.reason  # the class alone: a message is the code's text
 
 
 def confine_writes_supported() -> bool:
@@ -284,11 +286,25 @@ def _probed(command: list[str], code: str) -> dict[str, bool]:
 
 
 def require(*features: str) -> None:
+    """Skip unless the sandbox has `features`; fail where the kernel gives a bare process the
+    namespaces and the launcher still lacks them (a thread started before `unshare`)."""
     if sandbox_policy() == "off":
         pytest.skip(f"{SANDBOX_NAME}=off: no namespaces")
     missing = [name for name, up in sandbox_features().items() if name in features and not up]
+    if missing and _kernel_gives_namespaces():
+        pytest.fail(f"the kernel gives user namespaces, the launcher lacks {', '.join(missing)}")
     if missing:
         pytest.skip(f"this kernel refuses the sandbox's {', '.join(missing)}")
+
+
+def _kernel_gives_namespaces() -> bool:
+    """Can a bare, single-threaded process make the launcher's namespaces here?"""
+    unshare = (
+        "import ctypes; from jaxlint.verify import sandbox as s;"
+        " flags = s._CLONE_NEWUSER | s._CLONE_NEWNS | s._CLONE_NEWPID | s._CLONE_NEWNET"
+        " | s._CLONE_NEWIPC; print(json.dumps(ctypes.CDLL(None).unshare(flags) == 0))"
+    )
+    return bool(_probed([sys.executable, "-S"], unshare))
 
 
 PROC_READER = """
@@ -556,3 +572,146 @@ def test_without_namespaces_landlock_still_refuses_tcp_and_signals(
     )
     assert status == "verified", reason
     assert_nobody_called(tmp_path)
+
+
+SECRET_READER = """
+    import base64
+    import os
+    import sys
+    from pathlib import Path
+
+    def _secret():  # one read in the project, one outside it: reads are not fenced
+        in_project = Path(__file__).with_name(".env").read_text().partition("=")[2].strip()
+        return in_project + Path("OUTSIDE").read_text().strip()
+
+    def raises(x):
+        raise ValueError("reversed: " + _secret()[::-1])
+
+    def raises_a_named_class(x):
+        raise type("Leak" + _secret(), (Exception,), {})()
+
+    def prints(x):
+        print(PRINTED)
+        return x * 2
+
+    def keyed(x):
+        return {KEY: x}
+
+    def crashes(x):
+        sys.stderr.write(_secret() + "\\n")
+        sys.stderr.flush()
+        os._exit(3)
+"""
+
+DESCRIPTION_FORGER = """
+    from pathlib import Path
+
+    import jaxlint.verify.check as check
+
+    SECRET = Path(__file__).with_name(".env").read_text().partition("=")[2].strip()
+    # jaxlint's own code in the child, replaced: what it says about the inputs is the secret
+    check.describe_inputs = lambda target, plan: SECRET
+    check.describe_call = lambda target, init, call: SECRET[::-1]
+
+    def double(x):
+        return x * 2
+"""
+
+
+def test_nothing_the_checked_code_reads_reaches_the_report_or_the_cache(tmp_path: Path) -> None:
+    """Issue 32, item 3: a secret the checked code reads from a file comes back in no reason
+    and no cache entry, neither as it is, reversed, re-encoded, nor as a class name, printed
+    text, pytree key or output on stderr; not even when the code replaces jaxlint's own
+    functions in the child."""
+    from jaxlint.verify.runner import VerificationSession
+
+    secret = f"hunter2{secrets.token_hex(12)}"
+    (tmp_path / ".env").write_text(f"API_TOKEN={secret}\n")
+    outside = Path(tempfile.mkdtemp()) / "id_token"
+    outside.write_text("Z" + secrets.token_hex(6))
+    both = secret + outside.read_text()
+    forms = [secret, both, both[::-1], secret[::-1], secret.encode().hex()]
+    forms += [base64.b64encode(both.encode()).decode()[:20], outside.read_text()]
+    source = textwrap.dedent(SECRET_READER).replace("OUTSIDE", str(outside))
+    requests = [
+        VerifyRequest(name, str(tmp_path / "m.py"), original, rewritten, name, "X", False)
+        for name, original, rewritten in [
+            ("raises", source, source),
+            ("raises_a_named_class", source, source),
+            (
+                "prints",
+                source.replace("PRINTED", "_secret()"),
+                source.replace("PRINTED", "base64.b64encode(_secret().encode())"),
+            ),
+            ("keyed", source.replace("KEY", "_secret()"), source.replace("KEY", "_secret()[::-1]")),
+            ("crashes", source, source),
+        ]
+    ]
+    forger = textwrap.dedent(DESCRIPTION_FORGER)
+    requests.append(
+        VerifyRequest("double", str(tmp_path / "f.py"), forger, forger, "double", "X", False)
+    )
+    with VerificationSession(cache_root=tmp_path) as session:
+        results = session.verify(requests)
+    statuses = {result.request_id: result.status for result in results}
+    assert statuses == {
+        "raises": "unverifiable",
+        "raises_a_named_class": "unverifiable",
+        "prints": "failed",
+        "keyed": "failed",
+        "crashes": "unverifiable",
+        "double": "verified",
+    }, [result.reason for result in results]
+    reasons = {result.request_id: result.reason for result in results}
+    assert "ValueError" in reasons["raises"]
+    assert "printed text differs" in reasons["prints"]
+    assert "output structure differs" in reasons["keyed"]
+    assert "outputs and prints match on" in reasons["double"]
+    stored = "".join(
+        p.read_text(errors="replace")
+        for p in tmp_path.rglob("*")
+        if p.is_file() and ".jaxlint_cache" in p.parts
+    )
+    assert stored, "the results were cached"
+    shown = json.dumps([result.to_json() for result in results])
+    for form in forms:
+        assert form not in shown and form not in stored
+
+
+VERDICT_FORGER = """
+    import json
+    import sys
+
+    def triple(x):
+        frame = sys._getframe()
+        while frame is not None:  # up to the child's main loop, where the protocol lives
+            names = frame.f_locals
+            if "protocol_out" in names:
+                message = names.get("message") or {}
+                claim = {"request_id": (message.get("request") or {}).get("request_id"),
+                         "status": "verified", "reason": "verified on 999 input sets",
+                         "inputs_tried": 999, "inputs_passed": 999}
+                for forged in (
+                    {"type": "result", "nonce": message.get("nonce"), "result": claim},
+                    {"type": "reply", **claim},
+                ):
+                    names["protocol_out"].write(json.dumps(forged) + "\\n")
+                    names["protocol_out"].flush()
+                break
+            frame = frame.f_back
+        return x * 3
+"""
+
+
+def test_a_verdict_cannot_be_forged_from_inside_the_child(tmp_path: Path) -> None:
+    """Issue 32, item 6: a wrong rewrite that walks the frames up to the child's protocol stream
+    and the request it serves, and writes the verdict it wants (the reply of a child that judged,
+    with the request's token; a reply with a verdict's fields), is still not verified: the child
+    sends what calls returned, and jaxlint counts and judges."""
+    original = "def triple(x):\n    return x * 2\n"
+    rewritten = textwrap.dedent(VERDICT_FORGER)
+    (tmp_path / "v.py").write_text(original)
+    request = VerifyRequest("v", str(tmp_path / "v.py"), original, rewritten, "triple", "X", False)
+    (result,) = verify([request])
+    assert result.status != "verified"
+    assert result.inputs_tried < 999 and "999" not in result.reason

@@ -479,19 +479,29 @@ def test_values_may_differ_as_much_as_compiling_the_original_moves_them(
     assert wrong.status == "failed" and "values differ" in wrong.reason, wrong.reason
 
 
+def _within_noise(*outputs, **options):
+    from jaxlint.verify.compare import within_noise
+
+    return within_noise(*(_sent(output) for output in outputs), **options)
+
+
+def _rounding_dominated(*outputs, **options):
+    from jaxlint.verify.compare import rounding_dominated
+
+    return rounding_dominated(*(_sent(output) for output in outputs), **options)
+
+
 @needs_jax
 def test_within_noise_allows_twice_the_compiled_originals_difference() -> None:
     import jax.numpy as jnp
 
-    from jaxlint.verify.compare import within_noise
-
     want = jnp.array([100.0, 1e-3, -50.0])
     compiled = want.at[1].add(2e-5)  # compiling moved the small entry by 2e-5
-    assert within_noise(want, want.at[1].add(3e-5), compiled)
-    assert not within_noise(want, want.at[1].add(5e-5), compiled)  # more than twice that
-    assert not within_noise(want, want.at[1].add(3e-5), want)  # compiled exactly: no allowance
-    assert not within_noise(jnp.arange(3), jnp.arange(3) + 1, jnp.arange(3) + 1)  # ints exact
-    assert not within_noise((want, want), (want,), (want, want))
+    assert _within_noise(want, want.at[1].add(3e-5), compiled)
+    assert not _within_noise(want, want.at[1].add(5e-5), compiled)  # more than twice that
+    assert not _within_noise(want, want.at[1].add(3e-5), want)  # compiled exactly: no allowance
+    assert not _within_noise(jnp.arange(3), jnp.arange(3) + 1, jnp.arange(3) + 1)  # ints exact
+    assert not _within_noise((want, want), (want,), (want, want))
 
 
 @needs_jax
@@ -507,7 +517,7 @@ def test_store_into_a_parameter_is_verified_against_numpy(
         assert "values differ" in results[wrong].reason
     # without the NumPy reference the original raises everywhere: nothing to compare with
     as_written = results["at-set-as-written"]
-    assert as_written.status == "unverifiable" and "immutable" in as_written.reason
+    assert as_written.status == "unverifiable" and "TypeError" in as_written.reason
 
 
 def test_loop_rewrite_is_verified_with_smaller_jaxpr(results: dict[str, VerifyResult]) -> None:
@@ -548,15 +558,14 @@ def test_int32_enumerate_index_fails_on_16_bit_data(results: dict[str, VerifyRes
     # result to float32, which scan rejects as a carry type change.
     result = results["enumerate-arange"]
     assert result.status == "failed"
-    assert "carry input and carry output must have equal types" in result.reason
-    assert "on bfloat16 data" in result.reason, result.reason
+    assert "rewritten discounted raised TypeError on bfloat16 data" in result.reason
 
 
 def test_print_of_tracer_text_fails(results: dict[str, VerifyResult]) -> None:
     result = results["print-tracer-text"]
     assert result.status == "failed"
-    assert "printed text differs" in result.reason and "rmse = [" in result.reason
-    assert "'rmse = JitTracer(float32[7])\\n' from the rewrite" in result.reason
+    assert "printed text differs" in result.reason and "rmse" not in result.reason  # not shown
+    assert "the rewrite prints a tracer where the original prints values" in result.reason
 
 
 def test_dtype_variants_catch_a_bool_difference(results: dict[str, VerifyResult]) -> None:
@@ -569,7 +578,7 @@ def test_dtype_variants_catch_a_bool_difference(results: dict[str, VerifyResult]
 def test_rewrite_must_raise_where_the_original_raises(results: dict[str, VerifyResult]) -> None:
     result = results["rejects-ints"]
     assert result.status == "failed"
-    assert result.reason.startswith("the original raises TypeError: float data only on int32 data")
+    assert result.reason.startswith("the original raises TypeError on int32 data (halve(x: ")
 
 
 def test_rewrite_must_reject_signatures_the_original_rejects(
@@ -577,7 +586,7 @@ def test_rewrite_must_reject_signatures_the_original_rejects(
 ) -> None:
     result = results["vectors-only"]
     assert result.status == "failed"
-    assert result.reason.startswith("the original raises ValueError: vectors only on (norm1(x: ")
+    assert result.reason.startswith("the original raises ValueError on (norm1(x: float32[7,3]))")
     assert result.reason.endswith(") but the rewrite returns"), result.reason
 
 
@@ -669,7 +678,7 @@ def test_compile_time_skipped_for_huge_original(results: dict[str, VerifyResult]
 def test_rewritten_that_raises_fails_with_the_error(results: dict[str, VerifyResult]) -> None:
     result = results["int-carry"]
     assert result.status == "failed"
-    assert result.reason.startswith("rewritten total raised TypeError: scan body function carry")
+    assert result.reason.startswith("rewritten total raised TypeError on input set 0 of total(x: ")
     assert "on input set 0 of total(x: float32[7])" in result.reason
     assert (result.inputs_tried, result.inputs_passed) == (1, 0)
 
@@ -957,22 +966,51 @@ def test_inputs_are_the_same_every_run_and_differ_between_sets() -> None:
     assert not np.array_equal(x0, x1) and not np.array_equal(x0, n0)
 
 
+def _sent(value):
+    """`value` as jaxlint receives it from the child: flattened to data and rebuilt."""
+    from jaxlint.verify.observed import output_from_wire
+    from jaxlint.verify.serialise import output_to_wire
+
+    return output_from_wire(json.loads(json.dumps(output_to_wire(value))))
+
+
 @needs_jax
 def test_compare_outputs() -> None:
     import jax.numpy as jnp
 
     from jaxlint.verify.compare import compare_outputs
 
+    def compared(expected, actual, **options):
+        return compare_outputs(_sent(expected), _sent(actual), **options)
+
     x = jnp.arange(3.0)
-    assert compare_outputs(2.0, jnp.float32(2.0)).same  # weak vs strong float32
-    assert compare_outputs((x, {"a": 1}), (x + 1e-7, {"a": 1})).same
-    assert "structure" in compare_outputs((x, x), [x, x]).detail
-    assert "dtype" in compare_outputs(x, x.astype(jnp.int32)).detail
-    assert "shape" in compare_outputs(x, x[:2]).detail
-    assert not compare_outputs(jnp.arange(3), jnp.arange(3) + 1).same  # ints are exact
+    assert compared(2.0, jnp.float32(2.0)).same  # weak vs strong float32
+    assert compared((x, {"a": 1}), (x + 1e-7, {"a": 1})).same
+    assert "structure" in compared((x, x), [x, x]).detail
+    assert "dtype" in compared(x, x.astype(jnp.int32)).detail
+    assert "shape" in compared(x, x[:2]).detail
+    assert compared(jnp.float32(1), x[:1]).detail == "output shape differs: () vs (1,)"
+    assert not compared(jnp.arange(3), jnp.arange(3) + 1).same  # ints are exact
     half = jnp.arange(3.0, dtype=jnp.bfloat16)
-    assert compare_outputs(half, half * 1.004).same  # bf16 gets a looser tolerance
-    assert compare_outputs(jnp.array([jnp.nan]), jnp.array([jnp.nan])).same
+    assert compared(half, half * 1.004).same  # bf16 gets a looser tolerance
+    assert "dtype differs: bfloat16 vs float16" in compared(half, half.astype(jnp.float16)).detail
+    assert compared(jnp.array([jnp.nan]), jnp.array([jnp.nan])).same
+    assert not compared(("a",), ("b",)).same  # a value that is no array: by type and repr
+    assert compared(("a",), ("a",)).same
+    # a loop that ran zero times: the carry's start, broadcast and promoted as the loop does
+    assert compared(jnp.int8(0), jnp.zeros(3, jnp.int32), zero_trip=True).same
+    assert not compared(jnp.float32(0), jnp.zeros(3, jnp.int32), zero_trip=True).same
+
+
+def test_jaxs_type_promotion_decides_what_a_zero_trip_carry_may_widen_to() -> None:
+    from jaxlint.verify.compare import promotes_to
+
+    assert promotes_to("int8", "int32") and promotes_to("uint8", "int16")
+    assert promotes_to("int32", "bfloat16")  # every integer promotes to every float in JAX
+    assert promotes_to("float16", "float32") and promotes_to("float32", "complex64")
+    assert not promotes_to("float16", "bfloat16")  # they meet at float32
+    assert not promotes_to("int8", "uint32") and not promotes_to("float64", "complex64")
+    assert not promotes_to("float32", "int32") and promotes_to("bool", "uint8")
 
 
 @needs_jax
@@ -980,7 +1018,7 @@ def test_count_eqns_walks_nested_jaxprs_and_unwraps_jit() -> None:
     import jax
     import jax.numpy as jnp
 
-    from jaxlint.verify.compare import count_eqns
+    from jaxlint.verify.measure import count_eqns
 
     def body(x):
         return jax.lax.cond(x.sum() > 0, lambda v: v + 1, lambda v: v * 2, x)
@@ -997,12 +1035,10 @@ def test_the_originals_float64_result_measures_its_rounding() -> None:
     a fixed tolerance; a rewrite may round as differently, no more (twice that distance)."""
     import jax.numpy as jnp
 
-    from jaxlint.verify.compare import rounding_dominated, within_noise
-
     want = jnp.array([12.0, -3.0, 0.5])
     precise = want.at[2].add(4e-4)  # float64 says the float32 result is 4e-4 off
-    assert within_noise(want, want.at[2].add(7e-4), precise)
-    assert not within_noise(want, want.at[2].add(9e-4), precise)  # more than twice that
-    assert not rounding_dominated(want, precise)  # 4e-4 of 12 looks like rounding
-    assert rounding_dominated(want, want.at[0].add(0.5))  # a singular solve: mostly rounding
-    assert not rounding_dominated(jnp.arange(3), jnp.arange(3) + 1)  # ints are exact
+    assert _within_noise(want, want.at[2].add(7e-4), precise)
+    assert not _within_noise(want, want.at[2].add(9e-4), precise)  # more than twice that
+    assert not _rounding_dominated(want, precise)  # 4e-4 of 12 looks like rounding
+    assert _rounding_dominated(want, want.at[0].add(0.5))  # a singular solve: mostly rounding
+    assert not _rounding_dominated(jnp.arange(3), jnp.arange(3) + 1)  # ints are exact

@@ -1,4 +1,9 @@
-"""Run one verification request (SPEC §5) inside the child process."""
+"""Run the checked code for one verification request (SPEC §5), in the verification child.
+
+`Trial` loads the module before and after the fix, finds input sets the original accepts, and
+calls the original and the rewrite as jaxlint asks, sending back what each call returned and
+printed as data (`jaxlint.verify.serialise`). It compares nothing and decides nothing: the
+verdict is jaxlint's (`jaxlint.verify.verdict`), in a process this code cannot reach."""
 
 from __future__ import annotations
 
@@ -11,28 +16,17 @@ import re
 import signal
 import sys
 import threading
-import time
+import types
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from functools import partial
-from typing import Any, Literal
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlint.diagnostics import slower_at_run_time
 from jaxlint.verify.classes import constructor_signature, is_linen_module, share_classes
-from jaxlint.verify.compare import (
-    Comparison,
-    compare_outputs,
-    compile_and_run_seconds,
-    count_eqns,
-    identical_outputs,
-    rounding_dominated,
-    same_text,
-    within_noise,
-)
 from jaxlint.verify.inputs import (
     CALL_LADDER,
     INIT_LADDER,
@@ -46,6 +40,7 @@ from jaxlint.verify.inputs import (
     unpacked_lengths,
     variants,
 )
+from jaxlint.verify.measure import compile_and_run_seconds, count_eqns
 from jaxlint.verify.namespace import (
     NamespaceError,
     Target,
@@ -57,11 +52,11 @@ from jaxlint.verify.namespace import (
     vmap_in_axes,
     x64_setting,
 )
-from jaxlint.verify.protocol import VerifyRequest, VerifyResult
+from jaxlint.verify.protocol import MIN_INPUT_SETS, VerifyRequest
 from jaxlint.verify.recorded import Home, InstanceBinding, recorded_calls
+from jaxlint.verify.serialise import output_to_wire, printed_to_wire
 from jaxlint.verify.shape_solver import with_solved
 
-MIN_INPUT_SETS = 3
 MAX_SIGNATURES = 3  # signatures tried beyond the first
 MAX_REJECTED = 4  # signatures the original rejects, on which the rewrite must raise too
 SIGNATURE_ATTEMPTS = 24  # original calls spent looking for them once the first is found
@@ -141,29 +136,6 @@ class _Measurements:
     notes: list[str] = field(default_factory=list)
 
 
-def run_check(request: VerifyRequest) -> VerifyResult:
-    """Verify one rewrite, timed; never raises for problems in user code."""
-    start = time.perf_counter()
-    result = _run_check(request)
-    return replace(result, seconds=round(time.perf_counter() - start, 3))
-
-
-def _run_check(request: VerifyRequest) -> VerifyResult:
-    jax.clear_caches()  # fair compile timings: nothing left over from earlier requests
-    tag = "".join(c if c.isalnum() else "_" for c in request.request_id)
-    module_names = [f"_jaxlint_verify_{tag}_{side}" for side in ("old", "new")]
-    try:
-        with _module_context(request, module_names):
-            return _check(request, *module_names)
-    except _Unverifiable as exc:
-        return VerifyResult(request.request_id, "unverifiable", str(exc))
-    except _Failed as exc:
-        return VerifyResult(request.request_id, "failed", str(exc))
-    except _SAFE_ERRORS as exc:
-        reason = f"internal error while verifying: {describe_exception(exc)}"
-        return VerifyResult(request.request_id, "unverifiable", reason)
-
-
 @contextlib.contextmanager
 def _module_context(request: VerifyRequest, module_names: list[str]) -> Iterator[None]:
     """sys.path for local imports, the module's x64 setting; undone afterwards."""
@@ -197,134 +169,6 @@ def _is_under(path: str | None, folders: list[str]) -> bool:
     if "site-packages" in parts or "dist-packages" in parts:
         return False
     return any(path.startswith(os.path.join(folder, "")) for folder in folders)
-
-
-def _check(request: VerifyRequest, old_name: str, new_name: str) -> VerifyResult:
-    try:
-        old_module = build_module(
-            request.original_source,
-            request.path,
-            request.target,
-            strip_staging=True,
-            module_name=old_name,
-        )
-        original = resolve_target(old_module, request.target)
-    except NamespaceError as exc:
-        raise _Unverifiable(f"original {request.target}: {exc}") from exc
-    vmapped, in_axes = vmap_in_axes(request.original_source, request.target)
-    if vmapped and original.function is not None:
-        original = replace(original, vmapped=True, in_axes=in_axes)
-    # What either version's jit hashes gets hashable inputs: a fix that makes `n` static stated,
-    # and checked at every call site, that callers pass constants (JAX103)
-    static = jit_static_params(request.original_source, request.target) | jit_static_params(
-        request.rewritten_source, request.target
-    )
-    if static and original.function is not None:
-        original = replace(original, static_params=static)
-    if request.numpy_reference:
-        original = replace(original, numpy_inputs=True)
-    try:
-        new_module = build_module(
-            request.rewritten_source,
-            request.path,
-            request.target,
-            strip_staging=False,
-            module_name=new_name,
-        )
-        rewritten = resolve_target(new_module, request.target)
-    except NamespaceError as exc:
-        raise _Failed(f"rewritten {request.target}: {exc}") from exc
-    if original.is_instance_method != rewritten.is_instance_method:
-        raise _Failed(f"rewritten {request.target} is no longer the same kind of callable")
-
-    rejected: list[tuple[Binding | None, Binding, str]] = []
-    plans = find_plans(original, rejected=rejected, recorded=request.recorded)
-    _require_deterministic(original, plans[0])
-    # inputs are made with the original's classes: the rewrite's identical ones are the same
-    share_classes(
-        old_module, new_module, request.original_source, request.rewritten_source, request.target
-    )
-
-    def unstaged() -> Target:  # the rewrite with its jit decorators removed, like the original
-        module = build_module(
-            request.rewritten_source,
-            request.path,
-            request.target,
-            strip_staging=True,
-            module_name=new_name + "_unstaged",
-        )
-        return resolve_target(module, request.target)
-
-    measured = _measure(original, rewritten, plans[0], unstaged)
-    comparer = _Comparer(original, rewritten, request)
-    for plan in plans:
-        comparer.on_plan(plan)
-    for label, init, call, empty in variants(plans[0], _defaults(original)):
-        comparer.on_variant(label, init, call, empty)
-    for init, call, error in rejected:
-        comparer.on_rejected(init, call, error)
-    outcome = comparer.outcome()
-    status, reason = "verified", ""
-    try:
-        if outcome.failure:
-            raise _Failed(outcome.failure)
-        if original.is_instance_method:
-            # Only a restaging edit changes how the method is staged; others keep its decorators,
-            # and a cache on `self` the original as written has is not theirs to remove.
-            as_written = comparer.jitted() if not request.restages else None
-            measured.notes.extend(_check_mutations(original, rewritten, plans[0], as_written))
-        if request.require_fewer_eqns:
-            _require_fewer_eqns(measured)
-        reason = _summary(original, plans, comparer, measured)
-    except _Failed as exc:
-        status, reason = "failed", str(exc)
-    return VerifyResult(
-        request_id=request.request_id,
-        status=status,
-        reason=reason,
-        inputs_tried=outcome.tried,
-        inputs_passed=outcome.passed,
-        max_abs_diff=outcome.worst,
-        eqns_before=measured.eqns_before,
-        eqns_after=measured.eqns_after,
-        eqns_total_before=measured.eqns_total_before,
-        eqns_total_after=measured.eqns_total_after,
-        compile_s_before=measured.compile_s_before,
-        compile_s_after=measured.compile_s_after,
-        run_s_before=measured.run_s_before,
-        run_s_after=measured.run_s_after,
-        backend=jax.default_backend(),
-        slower_at_run_time=_slower(request, measured),
-    )
-
-
-def _slower(request: VerifyRequest, measured: _Measurements) -> bool | None:
-    """Is a fix made for speed measured slower than the original (None: not judged)?"""
-    before, after = measured.run_s_before, measured.run_s_after
-    if not request.judge_run_time or before is None or after is None:
-        return None
-    return slower_at_run_time(before, after)
-
-
-def _require_deterministic(original: Target, plan: InputPlan) -> None:
-    """Run the original again on the plan's first input set: outputs that differ from the first
-    run come from randomness verification does not supply (host `np.random`, `random`, the
-    clock, a counter kept between calls), and no comparison with a rewrite means anything."""
-    set_index = plan.set_indices[0]
-    try:
-        again = _run(original, plan.init, plan.call, set_index)
-    except _SAFE_ERRORS as exc:
-        raise _Unverifiable(
-            f"the original is nondeterministic: it returned on ({describe_inputs(original, plan)})"
-            f" and then raised {describe_exception(exc)} on the same inputs"
-        ) from exc
-    if not identical_outputs(plan.expected[0].output, again.output):
-        raise _Unverifiable(
-            "the original is nondeterministic: two runs on the same inputs "
-            f"({describe_inputs(original, plan)}) return different values; its randomness is "
-            "not a JAX key verification supplies (host np.random, random, the clock, state "
-            "kept between calls?)"
-        )
 
 
 def _signature(target: Target) -> inspect.Signature:
@@ -693,277 +537,6 @@ def _measure(
     return measured
 
 
-def _require_fewer_eqns(measured: _Measurements) -> None:
-    before, after = measured.eqns_before, measured.eqns_after
-    if before is None:
-        raise _Unverifiable(f"cannot count equations: {'; '.join(measured.notes)}")
-    if after is None:
-        raise _Failed(f"cannot count equations: {'; '.join(measured.notes)}")
-    total_before, total_after = measured.eqns_total_before, measured.eqns_total_after
-    smaller_total = (
-        total_before is not None and total_after is not None and total_after < total_before
-    )
-    if after >= before and not smaller_total:
-        # a loop inside a lax body shrinks the nested jaxpr while the top level stays one `while`
-        raise _Failed(
-            f"rewritten jaxpr is not smaller: {before} → {after} top-level equations"
-            f" ({total_before} → {total_after} in total)"
-        )
-
-
-@dataclass(frozen=True)
-class _Outcome:
-    tried: int
-    passed: int
-    worst: float | None
-    failure: str | None
-
-
-class _Comparer:
-    """Runs the rewrite beside the original on each input set, stopping at the first difference.
-
-    A rewrite passes an input set when its output has the original's tree, shapes, dtypes and
-    values and it prints the same text; where the original raises (on a varied input), the
-    rewrite must raise too. On an empty axis the original often raises (`jnp.stack([])`) or
-    returns a degenerate `jnp.array([])`: there only the original's non-empty results must
-    match, and a carry may come back broadcast to its row shape.
-    """
-
-    def __init__(self, original: Target, rewritten: Target, request: VerifyRequest) -> None:
-        self.original = original
-        self.rewritten = rewritten
-        self.request = request
-        self.tried = 0
-        self.passed = 0
-        self.worst: float | None = None
-        self.failure: str | None = None
-        self.varied: list[str] = []  # variants both accepted
-        self.rejected: list[str] = []  # variants the original (and the rewrite) reject
-        self.numpy_only: list[str] = []  # variants only the NumPy reference rejects
-        self.rounding = 0  # input sets whose values agree only within the compiled original's
-        self.widened_rounding = 0  # ... only within the NumPy reference's float32 evaluation
-        self.float64_rounding = 0  # ... only within the original's float32 rounding error
-        self.ill_conditioned: list[str] = []  # variants whose float32 result is mostly rounding
-        self._jitted_original: Target | None | bool = False
-
-    def outcome(self) -> _Outcome:
-        return _Outcome(self.tried, self.passed, self.worst, self.failure)
-
-    def on_plan(self, plan: InputPlan) -> None:
-        for set_index, expected in zip(plan.set_indices, plan.expected, strict=True):
-            where = f"on input set {set_index} of {describe_inputs(self.original, plan)}"
-            if not self._agrees(plan.init, plan.call, set_index, expected, where, empty=False):
-                return
-
-    def on_variant(self, label: str, init: Binding | None, call: Binding, empty: bool) -> None:
-        if self.failure:
-            return
-        where = f"on {label} ({describe_call(self.original, init, call)})"
-        loose = label.endswith("float16 data")
-        try:
-            expected = _run(self.original, init, call, 0)
-        except _OriginalTooSlow:
-            return  # no reference to compare with
-        except _SAFE_ERRORS as exc:
-            if empty and (label.endswith("→0") or _stacks_nothing(exc)):
-                # A loop that ran zero times left a Python value (`0.0 / len(x)` divides by
-                # zero) or stacked nothing (`jnp.stack([])`): the rewrite may return there.
-                return
-            if _numpy_only_error(self.original, exc):
-                self.numpy_only.append(label)
-                return
-            if self._rejects(init, call, f"the original raises {describe_exception(exc)} {where}"):
-                self.rejected.append(label)
-            return
-        if self._agrees(init, call, 0, expected, where, empty=empty, loose=loose, variant=label):
-            self.varied.append(label)
-
-    def on_rejected(self, init: Binding | None, call: Binding, error: str) -> None:
-        """A signature the original raises on: the rewrite must raise too."""
-        if not self.failure:
-            where = describe_call(self.original, init, call)
-            self._rejects(init, call, f"the original raises {error} on ({where})")
-
-    def _rejects(self, init: Binding | None, call: Binding, raised: str) -> bool:
-        """Does the rewrite raise where the original did (`raised` says how)? Else a failure.
-
-        The jitted original accepting the inputs excuses the rewrite: jit makes a Python float
-        an array, so it is not the rewrite that changed what runs.
-        """
-        self.tried += 1
-        try:
-            _run(self.rewritten, init, call, 0, reference=False)
-        except _SAFE_ERRORS:
-            self.passed += 1
-            return True
-        if self._run_jitted(init, call, 0) is not None:  # the jitted original accepts them
-            self.passed += 1
-            return False
-        self.failure = f"{raised} but the rewrite returns"
-        return False
-
-    def jitted(self) -> Target | None:
-        """The original as written, decorators kept (built on first use)."""
-        if self._jitted_original is False:
-            self._jitted_original = _load_jitted_original(self.request, self.original)
-        return self._jitted_original if isinstance(self._jitted_original, Target) else None
-
-    def _agrees(
-        self,
-        init: Binding | None,
-        call: Binding,
-        set_index: int,
-        expected: Run,
-        where: str,
-        empty: bool,
-        loose: bool = False,
-        variant: str | None = None,
-    ) -> bool:
-        """Does the rewrite compute what the original did on these inputs? Else a failure;
-        except on a `variant` where the original's own float32 result is mostly rounding (a
-        singular `inv`): no comparison there can tell a rewrite from rounding, so the variant
-        is set aside, named in the reason."""
-        if self.failure:
-            return False
-        self.tried += 1
-        try:
-            actual = _run(self.rewritten, init, call, set_index, reference=False)
-        except _SAFE_ERRORS as exc:
-            self.failure = (
-                f"rewritten {self.rewritten.qualname} raised {describe_exception(exc)} {where}"
-            )
-            return False
-        comparison = compare_outputs(expected.output, actual.output, zero_trip=empty, loose=loose)
-        noise = (
-            "same"
-            if comparison.same
-            else self._noise(comparison, expected, actual, init, call, set_index, loose)
-        )
-        if noise == "ill-conditioned" and variant is not None:
-            self.tried -= 1
-            self.ill_conditioned.append(variant)
-            return False
-        if noise in ("differs", "ill-conditioned"):
-            self.failure = f"{comparison.detail} {where}"
-        if comparison.max_abs_diff is not None:
-            self.worst = max(self.worst or 0.0, comparison.max_abs_diff)
-        if self.failure:
-            return False
-        if not same_text(expected.printed, actual.printed, loose) and not self._prints_as_jitted(
-            init, call, set_index, actual.printed, loose
-        ):
-            self.failure = (
-                f"printed text differs {where}: {_excerpt(expected.printed)} from the original, "
-                f"{_excerpt(actual.printed)} from the rewrite"
-            )
-            return False
-        self.passed += 1
-        return True
-
-    def _noise(
-        self,
-        comparison: Comparison,
-        expected: Run,
-        actual: Run,
-        init: Binding | None,
-        call: Binding,
-        set_index: int,
-        loose: bool,
-    ) -> Literal["rounding", "ill-conditioned", "differs"]:
-        """Do only the values differ, by no more than rounding moves them (compiling the
-        original, or its float32 result beside its float64 one)? "ill-conditioned": they differ
-        more, where the original's float32 result is itself mostly rounding."""
-        if not comparison.values_only:
-            return "differs"
-        compiled = self._run_jitted(init, call, set_index)
-        widened = compiled is None and loose and self.original.numpy_inputs
-        if widened:
-            compiled = self._run_widened(init, call, set_index, expected)
-        if compiled is not None and within_noise(
-            expected.output, actual.output, compiled.output, loose
-        ):
-            if widened:
-                self.widened_rounding += 1
-            else:
-                self.rounding += 1
-            return "rounding"
-        precise = self._run_in_float64(call, set_index)
-        if precise is None:
-            return "differs"
-        if within_noise(expected.output, actual.output, precise.output, loose):
-            self.float64_rounding += 1
-            return "rounding"
-        if rounding_dominated(expected.output, precise.output, loose):
-            return "ill-conditioned"
-        return "differs"
-
-    def _run_in_float64(self, call: Binding, set_index: int) -> Run | None:
-        """The original run with x64 on, its float inputs made float64: the value its float32
-        arithmetic approximates. How far the float32 run is from it is the rounding error of
-        the operations themselves (an ill-conditioned `inv` or `solve` multiplies it), which a
-        rewrite that rounds in another order may show as well; None for a method (its
-        constructor's arrays stay as built) or where it raises."""
-        if self.original.function is None or self.original.numpy_inputs:
-            return None
-        args, kwargs = call.make(set_index)
-        try:
-            with jax.enable_x64(True):
-                wide_args, wide_kwargs = jax.tree_util.tree_map(_in_float64, (args, kwargs))
-                output = self.original.function(*wide_args, **wide_kwargs)
-                jax.block_until_ready(output)
-        except _SAFE_ERRORS:
-            return None
-        return Run(output, "")
-
-    def _run_jitted(self, init: Binding | None, call: Binding, set_index: int) -> Run | None:
-        """What the original as written (jitted) does on these inputs; None if it raises."""
-        jitted = self.jitted()
-        if jitted is None:
-            return None
-        try:
-            return _run(jitted, init, call, set_index, reference=False)
-        except _SAFE_ERRORS:
-            return None
-
-    def _run_widened(
-        self, init: Binding | None, call: Binding, set_index: int, expected: Run
-    ) -> Run | None:
-        """The NumPy reference computed in float32 from 16-bit inputs, its results rounded back
-        to the dtypes of `expected`: how XLA evaluates 16-bit arithmetic where the processor
-        has no 16-bit units (a fused expression in float32, rounded once), beside NumPy's
-        rounding after every operation. Their difference is what evaluation order alone moves
-        a 16-bit result, as compiling moves the original's elsewhere; None if it raises."""
-        widened = replace(self.original, widened=True)
-        try:
-            run = _run(widened, init, call, set_index, reference=False)
-        except _SAFE_ERRORS:
-            return None
-        try:
-            output = jax.tree_util.tree_map(_rounded_like, run.output, expected.output)
-        except (TypeError, ValueError):  # another tree: nothing to measure with
-            return None
-        return Run(output, run.printed)
-
-    def _prints_as_jitted(
-        self, init: Binding | None, call: Binding, set_index: int, printed: str, loose: bool
-    ) -> bool:
-        """Does the original *as written* (jitted) print the same? Then the rewrite kept it.
-
-        Trace-time prints elsewhere in a rewritten function (a static marker) print once per
-        trace in both; only the print rewrite itself must print what the unstaged original does.
-        """
-        if self.request.rewrites_prints:
-            return False
-        run = self._run_jitted(init, call, set_index)
-        return run is not None and same_text(run.printed, printed, loose)
-
-
-def _rounded_like(value: Any, like: Any) -> Any:
-    if isinstance(value, np.ndarray) and isinstance(like, (np.ndarray, np.generic, jax.Array)):
-        return value.astype(like.dtype)
-    return value
-
-
 def _stacks_nothing(exc: BaseException) -> bool:
     return isinstance(exc, ValueError) and str(exc).startswith("Need at least one array to")
 
@@ -991,80 +564,6 @@ def _load_jitted_original(request: VerifyRequest, original: Target) -> Target | 
         return resolve_target(module, request.target)
     except NamespaceError:
         return None
-
-
-def _excerpt(text: str, limit: int = 80) -> str:
-    text = text if len(text) <= limit else text[: limit - 1] + "…"
-    return repr(text)
-
-
-def _check_mutations(
-    original: Target, rewritten: Target, plan: InputPlan, as_written: Target | None = None
-) -> list[str]:
-    """Change each constructor-set attribute after a first call: both versions must still agree.
-
-    Catches a rewrite that caches on `self` (a stale jit cache, SPEC JAX306). With `as_written`
-    (the original with its decorators), a rewrite as stale as the original as written agrees.
-    """
-    set_index = plan.set_indices[0]
-    args, kwargs = plan.call.make(set_index)
-    old_self = _instance(original, plan.init, set_index)
-    new_self = _instance(rewritten, plan.init, set_index)
-    old_method = _method(old_self, original.method or "")
-    new_method = _method(new_self, rewritten.method or "")
-    written_self = _instance(as_written, plan.init, set_index) if as_written else None
-    written_method = _method(written_self, original.method or "") if written_self else None
-    with contextlib.suppress(*_SAFE_ERRORS):  # warm the caches; errors were caught before
-        old_method(*args, **kwargs)
-        new_method(*args, **kwargs)
-        if written_method is not None:
-            written_method(*args, **kwargs)
-    checked = []
-    attributes = [name for name in vars(old_self) if name in vars(new_self)]
-    for name in itertools.islice(attributes, MAX_MUTATED_ATTRIBUTES):
-        value = vars(old_self)[name]
-        changed = _mutated(value)
-        if changed is None:
-            continue
-        try:
-            for instance in (old_self, new_self, written_self):
-                if instance is not None:
-                    setattr(instance, name, changed)
-        except _SAFE_ERRORS:  # a frozen dataclass or a read-only property: nothing to change
-            continue
-        try:
-            expected = old_method(*args, **kwargs)
-        except _SAFE_ERRORS:
-            expected = None  # the original does not accept the change: nothing to compare
-        if expected is not None:
-            try:
-                actual = new_method(*args, **kwargs)
-            except _SAFE_ERRORS as exc:
-                raise _Failed(
-                    f"after changing self.{name}, rewritten {rewritten.qualname} raised "
-                    f"{describe_exception(exc)}"
-                ) from exc
-            comparison = compare_outputs(expected, actual)
-            if not comparison.same and not _as_stale(written_method, args, kwargs, actual):
-                raise _Failed(
-                    f"stale result after changing self.{name}: {comparison.detail} "
-                    "(the rewrite caches on self)"
-                )
-            checked.append(name)
-        for instance in (old_self, new_self, written_self):
-            if instance is not None:
-                setattr(instance, name, value)
-    return [f"agrees after changing self.{', self.'.join(checked)}"] if checked else []
-
-
-def _as_stale(written: Callable[..., Any] | None, args: Any, kwargs: Any, actual: Any) -> bool:
-    """Does the original as written give what the rewrite gave (its own stale cache)?"""
-    if written is None:
-        return False
-    try:
-        return compare_outputs(written(*args, **kwargs), actual).same
-    except _SAFE_ERRORS:
-        return False
 
 
 def _mutated(value: Any) -> Any:
@@ -1096,56 +595,282 @@ def describe_call(target: Target, init: Binding | None, call: Binding) -> str:
     return f"{owner}({init.describe()}).{method}({call.describe()})"
 
 
-def _summary(
-    original: Target, plans: list[InputPlan], comparer: _Comparer, measured: _Measurements
-) -> str:
-    signatures = " and ".join(describe_inputs(original, plan) for plan in plans)
-    parts = [f"outputs and prints match on {comparer.passed} input sets: {signatures}"]
-    parts += _origin_note(plans, comparer.request.recorded)
-    if original.numpy_inputs:
-        parts.append("the reference: the original on NumPy copies of the array inputs")
-    if comparer.varied:
-        parts[0] += f", varied by {', '.join(comparer.varied)}"
-    if comparer.rejected:
-        parts[0] += f" (both raise on {', '.join(comparer.rejected)})"
-    if comparer.numpy_only:
-        parts[0] += f" (only NumPy raises on {', '.join(comparer.numpy_only)})"
-    if comparer.worst is not None:
-        parts[0] += f", max |Δ| {comparer.worst:.3g}"
-    within = (  # input sets that agree only within a measured rounding, and what measured it
-        (comparer.rounding, "the original compiled as written differs from its op-by-op run"),
-        (
-            comparer.widened_rounding,
-            "the NumPy reference computed in float32 differs from its 16-bit run",
-        ),
-        (comparer.float64_rounding, "the original's float32 result differs from its float64 one"),
-    )
-    for count, reference in within:
-        if count:
-            parts[0] += f" (on {count} of them no more than {reference})"
-    if comparer.ill_conditioned:
-        parts[0] += (
-            f" (set aside: {', '.join(comparer.ill_conditioned)}, where the original's float32 "
-            "result is mostly rounding, far from its float64 one)"
+# ---------------------------------------------------------------- the trial jaxlint drives
+
+
+class Trial:
+    """One request's modules, loaded in this process, and the calls jaxlint asks of them.
+
+    A context manager: `sys.path`, the x64 setting and the modules it loaded are undone on exit.
+    Input cases (a constructor binding and a call binding) are numbered in `open`'s reply; jaxlint
+    names them by number in `call`.
+    """
+
+    def __init__(self, request: VerifyRequest) -> None:
+        self.request = request
+        tag = "".join(c if c.isalnum() else "_" for c in request.request_id)
+        self._names = (f"_jaxlint_verify_{tag}_old", f"_jaxlint_verify_{tag}_new")
+        self._context = contextlib.ExitStack()
+        self._cases: list[tuple[Binding | None, Binding]] = []
+        self._original: Target | None = None
+        self._rewritten: Target | None = None
+        self._jitted: Target | None | bool = False
+        self._first_set = 0  # the first plan's first input set, where mutations are tried
+
+    def __enter__(self) -> Trial:
+        jax.clear_caches()  # fair compile timings: nothing left over from earlier requests
+        self._context.enter_context(_module_context(self.request, list(self._names)))
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._context.close()
+
+    def open(self) -> dict[str, Any]:
+        """Load both versions and find the inputs: the plans (with the original's runs), the
+        variants, the signatures the original rejects, one more run of the original on the
+        first input set, the equation counts and timings; or why there are none."""
+        try:
+            return self._open()
+        except _Unverifiable as exc:
+            return {"unverifiable": str(exc)}
+        except _Failed as exc:
+            return {"failed": str(exc)}
+
+    def _open(self) -> dict[str, Any]:
+        request = self.request
+        original, rewritten, modules = self._load()
+        rejected: list[tuple[Binding | None, Binding, str]] = []
+        plans = find_plans(original, rejected=rejected, recorded=request.recorded)
+        first = plans[0]
+        again = self._called(original, first.init, first.call, first.set_indices[0])
+        # inputs are made with the original's classes: the rewrite's identical ones are the same
+        share_classes(*modules, request.original_source, request.rewritten_source, request.target)
+
+        def unstaged() -> Target:  # the rewrite with its jit decorators removed, like the original
+            module = build_module(
+                request.rewritten_source,
+                request.path,
+                request.target,
+                strip_staging=True,
+                module_name=self._names[1] + "_unstaged",
+            )
+            return resolve_target(module, request.target)
+
+        measured = _measure(original, rewritten, first, unstaged)
+        self._original, self._rewritten = original, rewritten
+        self._first_set = first.set_indices[0]
+        return {
+            "plans": [
+                {
+                    "case": self._case(plan.init, plan.call),
+                    "describe": describe_inputs(original, plan),
+                    "sets": list(plan.set_indices),
+                    "expected": [_run_to_wire(run) for run in plan.expected],
+                    "origin": plan.origin,
+                }
+                for plan in plans
+            ],
+            "again": again,
+            "variants": [
+                {
+                    "label": label,
+                    "case": self._case(init, call),
+                    "empty": empty,
+                    "describe": describe_call(original, init, call),
+                }
+                for label, init, call, empty in variants(first, _defaults(original))
+            ],
+            "rejected": [
+                {
+                    "case": self._case(init, call),
+                    "describe": describe_call(original, init, call),
+                    "raised": error,
+                }
+                for init, call, error in rejected
+            ],
+            "cases": len(self._cases),
+            "measured": asdict(measured),
+            "backend": jax.default_backend(),
+            "instance_method": original.is_instance_method,
+            "numpy_inputs": original.numpy_inputs,
+        }
+
+    def _load(self) -> tuple[Target, Target, tuple[types.ModuleType, types.ModuleType]]:
+        """The original (its staging decorators stripped) and the rewrite (as written)."""
+        request = self.request
+        old_name, new_name = self._names
+        try:
+            old_module = build_module(
+                request.original_source,
+                request.path,
+                request.target,
+                strip_staging=True,
+                module_name=old_name,
+            )
+            original = resolve_target(old_module, request.target)
+        except NamespaceError as exc:
+            raise _Unverifiable(f"original {request.target}: {exc}") from exc
+        vmapped, in_axes = vmap_in_axes(request.original_source, request.target)
+        if vmapped and original.function is not None:
+            original = replace(original, vmapped=True, in_axes=in_axes)
+        # What either version's jit hashes gets hashable inputs: a fix that makes `n` static
+        # stated, and checked at every call site, that callers pass constants (JAX103)
+        static = jit_static_params(request.original_source, request.target) | jit_static_params(
+            request.rewritten_source, request.target
         )
-    if measured.eqns_before is not None and measured.eqns_after is not None:
-        parts.append(
-            f"eqns {measured.eqns_before} → {measured.eqns_after} "
-            f"(total {measured.eqns_total_before} → {measured.eqns_total_after})"
-        )
-    if measured.compile_s_before is not None and measured.compile_s_after is not None:
-        parts.append(
-            f"compile {measured.compile_s_before:.3f} s → {measured.compile_s_after:.3f} s"
-        )
-    before, after = measured.run_s_before, measured.run_s_after
-    if before is not None and after is not None:
-        parts.append(
-            f"run {before * 1e6:.0f} µs → {after * 1e6:.0f} µs per call on "
-            f"{jax.default_backend()} (the first input set)"
-        )
-        if _slower(comparer.request, measured):
-            parts.append("the rewrite runs slower here than the original")
-    return "; ".join(parts + measured.notes)
+        if static and original.function is not None:
+            original = replace(original, static_params=static)
+        if request.numpy_reference:
+            original = replace(original, numpy_inputs=True)
+        try:
+            new_module = build_module(
+                request.rewritten_source,
+                request.path,
+                request.target,
+                strip_staging=False,
+                module_name=new_name,
+            )
+            rewritten = resolve_target(new_module, request.target)
+        except NamespaceError as exc:
+            raise _Failed(f"rewritten {request.target}: {exc}") from exc
+        if original.is_instance_method != rewritten.is_instance_method:
+            raise _Failed(f"rewritten {request.target} is no longer the same kind of callable")
+        return original, rewritten, (old_module, new_module)
+
+    def _case(self, init: Binding | None, call: Binding) -> int:
+        self._cases.append((init, call))
+        return len(self._cases) - 1
+
+    def call(self, role: str, case: int, set_index: int) -> dict[str, Any] | None:
+        """Call `role` on an input case: the original (the reference, its time per call
+        limited), the rewrite, the original as written (`jitted`), the original in float64, or
+        the NumPy reference on float32 copies of 16-bit data (`widened`). None where there is
+        no such function."""
+        assert self._original is not None and self._rewritten is not None, "open() first"
+        init, call = self._cases[case]
+        if role == "float64":
+            return self._in_float64(call, set_index)
+        if role == "jitted":
+            target = self._jitted_original()
+        elif role == "widened":
+            target = replace(self._original, widened=True)
+        else:
+            target = {"original": self._original, "rewritten": self._rewritten}[role]
+        if target is None:
+            return None
+        return self._called(target, init, call, set_index, reference=role == "original")
+
+    def _called(
+        self,
+        target: Target,
+        init: Binding | None,
+        call: Binding,
+        set_index: int,
+        reference: bool = True,
+    ) -> dict[str, Any]:
+        try:
+            run = _run(target, init, call, set_index, reference=reference)
+        except _OriginalTooSlow:
+            return {"raised": "TimeoutError", "too_slow": True}
+        except _SAFE_ERRORS as exc:
+            return _raised(target, exc)
+        return _run_to_wire(run)
+
+    def _in_float64(self, call: Binding, set_index: int) -> dict[str, Any] | None:
+        """The original run with x64 on, its float inputs made float64: the value its float32
+        arithmetic approximates. How far the float32 run is from it is the rounding error of
+        the operations themselves (an ill-conditioned `inv` or `solve` multiplies it), which a
+        rewrite that rounds in another order may show as well; None for a method (its
+        constructor's arrays stay as built) or a NumPy reference."""
+        original = self._original
+        assert original is not None
+        if original.function is None or original.numpy_inputs:
+            return None
+        args, kwargs = call.make(set_index)
+        try:
+            with jax.enable_x64(True):
+                wide_args, wide_kwargs = jax.tree_util.tree_map(_in_float64, (args, kwargs))
+                output = original.function(*wide_args, **wide_kwargs)
+                jax.block_until_ready(output)
+                return {"output": output_to_wire(output), "printed": "", "raised": ""}
+        except _SAFE_ERRORS as exc:
+            return _raised(original, exc)
+
+    def _jitted_original(self) -> Target | None:
+        """The original as written, decorators kept (built on first use)."""
+        if self._jitted is False:
+            assert self._original is not None
+            self._jitted = _load_jitted_original(self.request, self._original)
+        return self._jitted if isinstance(self._jitted, Target) else None
+
+    def mutations(self) -> list[dict[str, Any]]:
+        """Change each constructor-set attribute after a first call, and call the method of
+        the original, the rewrite and the original as written (decorators kept) again.
+
+        jaxlint compares them: a rewrite that caches on `self` (a stale jit cache, SPEC JAX306)
+        returns what it returned before. Only a restaging edit changes how the method is staged;
+        others keep its decorators, and a cache on `self` the original as written has is not
+        theirs to remove: its as-written calls excuse a rewrite as stale as it.
+        """
+        original, rewritten = self._original, self._rewritten
+        assert original is not None and rewritten is not None
+        as_written = self._jitted_original() if not self.request.restages else None
+        init, call = self._cases[0]  # the first plan's
+        set_index = self._first_set
+        args, kwargs = call.make(set_index)
+        instances = [_instance(target, init, set_index) for target in (original, rewritten)]
+        if as_written is not None:
+            instances.append(_instance(as_written, init, set_index))
+        methods = [_method(instance, original.method or "") for instance in instances]
+        with contextlib.suppress(*_SAFE_ERRORS):  # warm the caches; errors were caught before
+            for method in methods:
+                method(*args, **kwargs)
+        records: list[dict[str, Any]] = []
+        attributes = [name for name in vars(instances[0]) if name in vars(instances[1])]
+        for name in itertools.islice(attributes, MAX_MUTATED_ATTRIBUTES):
+            value = vars(instances[0])[name]
+            changed = _mutated(value)
+            if changed is None:
+                continue
+            try:
+                for instance in instances:
+                    setattr(instance, name, changed)
+            except _SAFE_ERRORS:  # a frozen dataclass or a read-only property: nothing to change
+                continue
+            calls = [_returned(original, method, args, kwargs) for method in methods]
+            expected, actual, *written = calls
+            records.append(
+                {
+                    "name": name,
+                    "expected": expected if "output" in expected else None,
+                    "actual": actual,
+                    "written": written[0] if written and "output" in written[0] else None,
+                }
+            )
+            for instance in instances:
+                setattr(instance, name, value)
+        return records
+
+
+def _run_to_wire(run: Run) -> dict[str, Any]:
+    return {"output": output_to_wire(run.output), "printed": printed_to_wire(run.printed)}
+
+
+def _raised(target: Target, exc: BaseException) -> dict[str, Any]:
+    """A call that raised, by its exception's class name alone: its message is the checked
+    code's text, which no report shows."""
+    return {
+        "raised": type(exc).__name__,
+        "stacks_nothing": _stacks_nothing(exc),
+        "numpy_only": _numpy_only_error(target, exc),
+    }
+
+
+def _returned(target: Target, method: Callable[..., Any], args: Any, kwargs: Any) -> dict[str, Any]:
+    try:
+        return {"output": output_to_wire(method(*args, **kwargs)), "printed": ""}
+    except _SAFE_ERRORS as exc:
+        return _raised(target, exc)
 
 
 # ---------------------------------------------------------------- recorded signatures
@@ -1245,18 +970,3 @@ def _ladder_constructor(original: Target) -> Binding | None:
             continue
         return init
     return None
-
-
-def _origin_note(plans: list[InputPlan], recorded: Sequence[str]) -> list[str]:
-    """`inputs: 2 recorded signatures, 1 from the ladder`, when signatures were recorded."""
-    if not recorded:
-        return []
-    used = sum(1 for plan in plans if plan.origin == "recorded")
-    ladder = len(plans) - used
-    parts = [f"{used} recorded signature{'s' if used != 1 else ''}"]
-    if ladder:
-        parts.append(f"{ladder} from the ladder")
-    note = f"inputs: {', '.join(parts)}"
-    if used < len(recorded):
-        note += f" (of {len(recorded)} recorded)"
-    return [note]

@@ -4,11 +4,16 @@ Protocol (one JSON object per line):
   child → parent  {"type": "ready", "jax_version": "...", "sandbox": {feature: bool}}
                   once JAX is imported and the fences are up
                   {"type": "jax-missing", "error": "..."}  when it cannot be, then exits
-  parent → child  {"request": {...VerifyRequest...}, "nonce": "...", "cpu_limit_s": 120}
-  child → parent  {"type": "result", "nonce": "...", "result": {...VerifyResult...}}
-The protocol streams are private, non-inheritable copies of fds 0 and 1: user code reads
-/dev/null on fd 0 and its prints (and JAX's) land on stderr, and the parent takes only a reply
-that repeats its request's nonce and id.
+  parent → child  {"op": "open", "request": {...VerifyRequest...}, "cpu_limit_s": 120}
+                  {"op": "call", "role": "rewritten", "case": 0, "set": 2}
+                  {"op": "mutations"}
+                  {"op": "close"}  (no reply)
+  child → parent  {"type": "reply", ...}: what `check.Trial` returned for the op, or
+                  {"type": "reply", "error": "ClassName"} when it raised
+The child sends what the checked code did, as data; jaxlint judges it (`jaxlint.verify.verdict`)
+and holds no secret the child could use to speak for it. The protocol streams are private,
+non-inheritable copies of fds 0 and 1: user code reads /dev/null on fd 0 and its prints (and
+JAX's) land on stderr.
 
 Limits: CPU time per request here; resident memory (JAXLINT_VERIFY_MEMORY_MB) and wall time are
 watched by the parent (`memory`, `runner`), and on Linux with Landlock no writes outside its
@@ -103,9 +108,9 @@ def main() -> int:
     except Exception as exc:  # noqa: BLE001 — a broken install is as good as a missing one
         _send(protocol_out, {"type": "jax-missing", "error": f"{type(exc).__name__}: {exc}"})
         return 0
-    from jaxlint.verify.check import run_check
+    from jaxlint.verify.check import Trial
     from jaxlint.verify.landlock import confine
-    from jaxlint.verify.protocol import request_from_wire, result_to_wire
+    from jaxlint.verify.protocol import request_from_wire
 
     # XLA's first compilation in a process pays one-off set-up costs: keep them out of the timings.
     jax.jit(lambda x: x + 1).lower(1.0).compile()
@@ -113,17 +118,34 @@ def main() -> int:
     fences = _sandbox_features()
     fences.update(confine([os.getcwd(), os.devnull.rpartition("/")[0] or os.devnull]))
     _send(protocol_out, {"type": "ready", "jax_version": jax.__version__, "sandbox": fences})
-    for line in protocol_in:
-        if not line.strip():
-            continue
-        message = json.loads(line)
-        request = request_from_wire(message["request"])
-        _limit_cpu(float(message.get("cpu_limit_s") or 0))
-        result = run_check(request)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        reply = {"type": "result", "nonce": message.get("nonce"), "result": result_to_wire(result)}
-        _send(protocol_out, reply)
+    with contextlib.ExitStack() as open_trial:
+        trial: Trial | None = None
+        for line in protocol_in:
+            if not line.strip():
+                continue
+            message = json.loads(line)
+            op = message.get("op")
+            if op in ("open", "close"):
+                open_trial.close()
+                trial = None
+            if op == "close":
+                continue
+            try:
+                if op == "open":
+                    _limit_cpu(float(message.get("cpu_limit_s") or 0))
+                    trial = open_trial.enter_context(Trial(request_from_wire(message["request"])))
+                    reply = trial.open()
+                elif op == "call" and trial is not None:
+                    reply = {"call": trial.call(message["role"], message["case"], message["set"])}
+                elif op == "mutations" and trial is not None:
+                    reply = {"mutations": trial.mutations()}
+                else:
+                    reply = {"error": "ProtocolError"}
+            except (Exception, SystemExit) as exc:  # noqa: BLE001 — user code raised past jaxlint
+                reply = {"error": type(exc).__name__}
+            sys.stdout.flush()
+            sys.stderr.flush()
+            _send(protocol_out, {"type": "reply", **reply})
     return 0
 
 

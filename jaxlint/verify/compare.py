@@ -1,22 +1,15 @@
-"""Compare outputs, count jaxpr equations and time compilation."""
+"""Compare what the original and the rewrite returned and printed: on jaxlint's side of the
+verification, with NumPy alone, over outputs the child sent as data (`jaxlint.verify.observed`)."""
 
 from __future__ import annotations
 
 import math
 import re
-import statistics
-import time
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 
-# A single call wrapping the whole function (the rewritten function is usually jitted): count what
-# is inside it, so a jitted rewrite is measured like the undecorated original.
-_WRAPPERS = frozenset({"jit", "pjit", "closed_call", "core_call", "checkpoint", "remat"})
+from jaxlint.verify.observed import Leaf, Output
 
 
 @dataclass(frozen=True)
@@ -68,7 +61,7 @@ def _resolution(token: str) -> float:
 
 
 def compare_outputs(
-    expected: Any, actual: Any, zero_trip: bool = False, loose: bool = False
+    expected: Output, actual: Output, zero_trip: bool = False, loose: bool = False
 ) -> Comparison:
     """Same tree structure, shapes and dtypes (weak types ignored), and allclose values.
 
@@ -76,69 +69,68 @@ def compare_outputs(
     their shape, and a leaf may come back broadcast to a larger shape, or promoted to a wider
     dtype, with the same values (a carry start cast to the type the loop gives it).
     `loose`: the inputs were 16-bit, so every output gets the 16-bit tolerance.
+    Details name leaves by position, shapes and dtypes only: never a value the code made.
     """
-    expected_leaves, expected_tree = jax.tree_util.tree_flatten(expected)
-    actual_leaves, actual_tree = jax.tree_util.tree_flatten(actual)
-    if expected_tree != actual_tree:
-        detail = f"output structure differs: {expected_tree} vs {actual_tree}"
+    if expected.structure != actual.structure or len(expected.leaves) != len(actual.leaves):
+        detail = (
+            f"output structure differs ({len(expected.leaves)} leaves from the original,"
+            f" {len(actual.leaves)} from the rewrite)"
+        )
         return Comparison(False, None, detail)
     worst: float | None = None
-    for index, (want, got) in enumerate(zip(expected_leaves, actual_leaves, strict=True)):
-        where = f"output leaf {index}" if len(expected_leaves) > 1 else "output"
-        want_array, got_array = _as_array(want), _as_array(got)
-        # a Python scalar (or weakly typed value) takes the dtype it meets: 0 stays uint8 data's 0
-        weak = isinstance(want, (bool, int, float, complex)) or getattr(want, "weak_type", False)
-        if want_array is None or got_array is None:
-            if want_array is not None or got_array is not None or want != got:
-                return Comparison(False, worst, f"{where} differs: {want!r} vs {got!r}")
+    for index, (want, got) in enumerate(zip(expected.leaves, actual.leaves, strict=True)):
+        where = f"output leaf {index}" if len(expected.leaves) > 1 else "output"
+        if not want.is_array or not got.is_array:
+            if not _same_value(want, got):
+                return Comparison(False, worst, f"{where} differs (a value that is no array)")
             continue
-        if zero_trip and want_array.size == 0 and got_array.size == 0:
+        assert want.values is not None and got.values is not None
+        if zero_trip and want.values.size == 0 and got.values.size == 0:
             continue
         adjusted = False  # a zero-trip allowance was used: not the same values, shapes, dtypes
-        if zero_trip and want_array.shape != got_array.shape and _broadcasts(want_array, got_array):
-            want_array = np.broadcast_to(want_array, got_array.shape)
+        want_values, want_dtype = want.values, want.dtype
+        if (
+            zero_trip
+            and want_values.shape != got.values.shape
+            and _broadcasts(want_values, got.values)
+        ):
+            want_values = np.broadcast_to(want_values, got.values.shape)
             adjusted = True
-        if want_array.shape != got_array.shape:
+        if want_values.shape != got.values.shape:
             return Comparison(
-                False, worst, f"{where} shape differs: {want_array.shape} vs {got_array.shape}"
+                False, worst, f"{where} shape differs: {want_values.shape} vs {got.values.shape}"
             )
         if (
             zero_trip
-            and want_array.dtype != got_array.dtype
-            and (weak or jnp.promote_types(want_array.dtype, got_array.dtype) == got_array.dtype)
+            and want_dtype != got.dtype
+            and (want.weak or promotes_to(want_dtype, got.dtype))
         ):
-            want_array = want_array.astype(got_array.dtype)
+            want_values, want_dtype = want_values.astype(got.values.dtype), got.dtype
             adjusted = True
-        if want_array.dtype != got_array.dtype:
-            return Comparison(
-                False, worst, f"{where} dtype differs: {want_array.dtype} vs {got_array.dtype}"
-            )
-        diff = _max_abs_diff(want_array, got_array)
+        if want_dtype != got.dtype:
+            return Comparison(False, worst, f"{where} dtype differs: {want_dtype} vs {got.dtype}")
+        diff = _max_abs_diff(want_values, got.values)
         worst = diff if worst is None else max(worst, diff)
-        if not _close(want_array, got_array, loose):
+        if not _close(want_values, got.values, got, loose):
             detail = f"{where} values differ (max |Δ| {diff:.3g})"
             return Comparison(False, worst, detail, values_only=not adjusted)
     return Comparison(True, worst)
 
 
-def identical_outputs(first: Any, second: Any) -> bool:
+def identical_outputs(first: Output, second: Output) -> bool:
     """Are two outputs of one function on the same inputs the same, bit for bit (NaN equal to
     NaN)? A deterministic function's are: JAX's kernels and NumPy's give the same bits for the
     same inputs on one machine."""
-    first_leaves, first_tree = jax.tree_util.tree_flatten(first)
-    second_leaves, second_tree = jax.tree_util.tree_flatten(second)
-    if first_tree != second_tree:
+    if first.structure != second.structure or len(first.leaves) != len(second.leaves):
         return False
-    for one, other in zip(first_leaves, second_leaves, strict=True):
-        arrays = _as_array(one), _as_array(other)
-        if arrays[0] is None or arrays[1] is None:
-            if arrays[0] is not None or arrays[1] is not None or one != other:
+    for one, other in zip(first.leaves, second.leaves, strict=True):
+        if one.values is None or other.values is None:
+            if not _same_value(one, other):
                 return False
             continue
-        if arrays[0].shape != arrays[1].shape or arrays[0].dtype != arrays[1].dtype:
+        if one.values.shape != other.values.shape or one.dtype != other.dtype:
             return False
-        equal_nan = arrays[0].dtype.kind in "fc"
-        if not np.array_equal(arrays[0], arrays[1], equal_nan=equal_nan):
+        if not np.array_equal(one.values, other.values, equal_nan=one.inexact):
             return False
     return True
 
@@ -150,7 +142,7 @@ def identical_outputs(first: Any, second: Any) -> bool:
 _ROUNDING_CAP = {False: 1e-3, True: 1e-1}  # (loose: 16-bit data)
 
 
-def within_noise(expected: Any, actual: Any, jitted: Any, loose: bool = False) -> bool:
+def within_noise(expected: Output, actual: Output, jitted: Output, loose: bool = False) -> bool:
     """Are `actual`'s values as close to `expected` (the unstaged original's) as rounding allows,
     measured by how far the original compiled as written (`jitted`) is from it on the same
     inputs? Trees, shapes and dtypes must already agree.
@@ -162,28 +154,25 @@ def within_noise(expected: Any, actual: Any, jitted: Any, loose: bool = False) -
     reference than compilation moves the original itself. That difference must look like
     rounding (`_ROUNDING_CAP`): a compiled original far from its eager run proves nothing
     about a rewrite's rounding."""
-    leaves = [jax.tree_util.tree_leaves(tree) for tree in (expected, actual, jitted)]
-    if len({len(tree) for tree in leaves}) != 1:
+    trees = (expected, actual, jitted)
+    if len({len(tree.leaves) for tree in trees}) != 1:
         return False
-    for want, got, compiled in zip(*leaves, strict=True):
-        arrays = [_as_array(leaf) for leaf in (want, got, compiled)]
-        if any(a is None for a in arrays) or len({a.shape for a in arrays}) != 1:
+    for want, got, compiled in zip(*(tree.leaves for tree in trees), strict=True):
+        arrays = [leaf.values for leaf in (want, got, compiled)]
+        if any(a is None for a in arrays) or len({a.shape for a in arrays}) != 1:  # type: ignore[union-attr]
             return False
         want_array, got_array, compiled_array = arrays
-        tolerance = _tolerance(want_array.dtype, loose)
+        tolerance = _tolerance(want, loose)
         if tolerance is None:
             if not np.array_equal(want_array, got_array):
                 return False
             continue
         rtol, atol = tolerance
-        wide = (
-            np.complex128 if jnp.issubdtype(want_array.dtype, jnp.complexfloating) else np.float64
-        )
-        a, b, c = (x.astype(wide) for x in (want_array, got_array, compiled_array))
+        a, b, c = (x.astype(_wide(want)) for x in (want_array, got_array, compiled_array))  # type: ignore[union-attr]
         with np.errstate(invalid="ignore"):
             noise = np.nanmax(np.abs(c - a), initial=0.0)
             scale = np.nanmax(np.abs(a), initial=0.0)
-            cap = _ROUNDING_CAP[loose or jnp.finfo(want_array.dtype).bits <= 16]
+            cap = _ROUNDING_CAP[loose or want.bits <= 16]
             if noise > max(cap * scale, atol):
                 return False  # the compiled original differs by more than rounding
             allowed = atol + rtol * np.abs(a) + 2 * noise
@@ -193,19 +182,19 @@ def within_noise(expected: Any, actual: Any, jitted: Any, loose: bool = False) -
     return True
 
 
-def rounding_dominated(expected: Any, precise: Any, loose: bool = False) -> bool:
+def rounding_dominated(expected: Output, precise: Output, loose: bool = False) -> bool:
     """Is some float leaf of `expected` further from the same computation in float64
     (`precise`) than rounding moves a result (`_ROUNDING_CAP` of its magnitude)? Then the
     float32 values are mostly rounding error: an ill-conditioned solve, a near-singular `inv`."""
-    leaves = jax.tree_util.tree_leaves(expected), jax.tree_util.tree_leaves(precise)
-    if len(leaves[0]) != len(leaves[1]):
+    if len(expected.leaves) != len(precise.leaves):
         return False
-    for want, wide in zip(*leaves, strict=True):
-        a, c = _as_array(want), _as_array(wide)
-        if a is None or c is None or a.shape != c.shape or _tolerance(a.dtype, loose) is None:
+    for want, wide in zip(expected.leaves, precise.leaves, strict=True):
+        a, c = want.values, wide.values
+        tolerance = _tolerance(want, loose)
+        if a is None or c is None or a.shape != c.shape or tolerance is None:
             continue
-        _, atol = _tolerance(a.dtype, loose)  # type: ignore[misc]
-        cap = _ROUNDING_CAP[loose or jnp.finfo(a.dtype).bits <= 16]
+        _, atol = tolerance
+        cap = _ROUNDING_CAP[loose or want.bits <= 16]
         a, c = a.astype(np.complex128), c.astype(np.complex128)
         with np.errstate(invalid="ignore"):
             error = np.nanmax(np.abs(c - a), initial=0.0)
@@ -215,6 +204,73 @@ def rounding_dominated(expected: Any, precise: Any, loose: bool = False) -> bool
     return False
 
 
+def rounded_like(output: Output, like: Output) -> Output | None:
+    """`output`'s values rounded to the dtypes of `like`'s leaves (a float32 evaluation of a
+    16-bit computation, rounded back once); None when the trees differ."""
+    if output.structure != like.structure or len(output.leaves) != len(like.leaves):
+        return None
+    leaves = []
+    for leaf, model in zip(output.leaves, like.leaves, strict=True):
+        if leaf.values is not None and model.values is not None and leaf.dtype != model.dtype:
+            try:
+                storage = _storage(model.dtype)
+            except (ImportError, AttributeError):  # no ml_dtypes beside this jaxlint
+                return None
+            rounded = leaf.values.astype(storage).astype(model.values.dtype)
+            leaf = Leaf(model.dtype, rounded, leaf.weak)
+        leaves.append(leaf)
+    return Output(output.structure, tuple(leaves))
+
+
+def _storage(dtype: str) -> type | str:
+    """The NumPy dtype that rounds like JAX's `dtype`; 16-bit brain floats round through
+    ml_dtypes, loaded only here (a NumPy reference on bfloat16 data)."""
+    if dtype in _NUMPY_NAMES:
+        return dtype
+    import ml_dtypes
+
+    return getattr(ml_dtypes, dtype)
+
+
+_NUMPY_NAMES = frozenset(
+    ["bool", "float16", "float32", "float64", "complex64", "complex128"]
+    + [f"{sign}int{bits}" for sign in ("", "u") for bits in (8, 16, 32, 64)]
+)
+
+# JAX's type promotion lattice (jax.numpy.promote_types), for `promotes_to`
+_INT_BITS = (8, 16, 32, 64)
+
+
+def promotes_to(narrow: str, wide: str) -> bool:
+    """Is `wide` what JAX promotes `narrow` and `wide` together to (so `wide` holds it)?"""
+    if narrow == wide or narrow == "bool":
+        return True
+    narrow_leaf, wide_leaf = Leaf(narrow), Leaf(wide)
+    if wide_leaf.complex:
+        if narrow_leaf.complex:
+            return narrow_leaf.bits <= wide_leaf.bits
+        return not narrow_leaf.inexact or narrow_leaf.bits <= wide_leaf.bits
+    if wide_leaf.inexact:  # a float
+        if narrow_leaf.complex:
+            return False
+        if not narrow_leaf.inexact:
+            return True  # every integer promotes to every float in JAX
+        return narrow_leaf.bits < wide_leaf.bits  # float16 and bfloat16 meet at float32
+    if narrow_leaf.inexact or wide == "bool":
+        return False
+    narrow_signed, wide_signed = narrow.startswith("int"), wide.startswith("int")
+    if narrow_signed and not wide_signed:
+        return False
+    if narrow_signed == wide_signed:
+        return narrow_leaf.bits <= wide_leaf.bits
+    return narrow_leaf.bits < wide_leaf.bits  # unsigned into a wider signed integer
+
+
+def _same_value(one: Leaf, other: Leaf) -> bool:
+    """Two leaves that are no arrays: the same type and `repr`."""
+    return not one.is_array and not other.is_array and one.digest == other.digest
+
+
 def _broadcasts(small: np.ndarray, large: np.ndarray) -> bool:
     try:
         return np.broadcast_shapes(small.shape, large.shape) == large.shape
@@ -222,30 +278,25 @@ def _broadcasts(small: np.ndarray, large: np.ndarray) -> bool:
         return False
 
 
-def _as_array(value: Any) -> np.ndarray | None:
-    if isinstance(value, jax.Array) and jnp.issubdtype(value.dtype, jax.dtypes.prng_key):
-        value = jax.random.key_data(value)
-    if isinstance(value, (jax.Array, np.ndarray, np.generic, bool, int, float, complex)):
-        # Through jnp so a Python scalar gets the dtype JAX would give it (float → float32).
-        return np.asarray(jnp.asarray(value))
-    return None
-
-
-def _tolerance(dtype: np.dtype, loose: bool) -> tuple[float, float] | None:
+def _tolerance(leaf: Leaf, loose: bool) -> tuple[float, float] | None:
     """(rtol, atol) for inexact dtypes; None means exact comparison."""
-    if not jnp.issubdtype(dtype, jnp.inexact):
+    if not leaf.inexact:
         return None
-    if loose or jnp.finfo(dtype).bits <= 16:
+    if loose or leaf.bits <= 16:
         return 1e-2, 1e-2
     return 1e-5, 1e-6
 
 
-def _close(want: np.ndarray, got: np.ndarray, loose: bool) -> bool:
-    tolerance = _tolerance(want.dtype, loose)
+def _wide(leaf: Leaf) -> type:
+    return np.complex128 if leaf.complex else np.float64
+
+
+def _close(want: np.ndarray, got: np.ndarray, leaf: Leaf, loose: bool) -> bool:
+    tolerance = _tolerance(leaf, loose)
     if tolerance is None:
         return bool(np.array_equal(want, got))
     rtol, atol = tolerance
-    wide = np.complex128 if jnp.issubdtype(want.dtype, jnp.complexfloating) else np.float64
+    wide = _wide(leaf)
     return bool(
         np.allclose(want.astype(wide), got.astype(wide), rtol=rtol, atol=atol, equal_nan=True)
     )
@@ -254,64 +305,9 @@ def _close(want: np.ndarray, got: np.ndarray, loose: bool) -> bool:
 def _max_abs_diff(want: np.ndarray, got: np.ndarray) -> float:
     if want.size == 0 or want.dtype == np.bool_:
         return 0.0 if want.size == 0 or np.array_equal(want, got) else 1.0
-    wide = np.complex128 if jnp.issubdtype(want.dtype, jnp.complexfloating) else np.float64
+    wide = np.complex128 if np.iscomplexobj(want) else np.float64
     a, b = want.astype(wide), got.astype(wide)
     both_nan = np.isnan(a) & np.isnan(b)
     with np.errstate(invalid="ignore"):
         diff = np.where(both_nan, 0.0, np.abs(a - b))
     return float(np.max(diff))
-
-
-def count_eqns(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[int, int]:
-    """(top-level, total including nested jaxprs) equation counts of `fn` traced on `args`."""
-    jaxpr = jax.make_jaxpr(fn)(*args).jaxpr
-    while len(jaxpr.eqns) == 1 and jaxpr.eqns[0].primitive.name in _WRAPPERS:
-        inner = list(_sub_jaxprs(jaxpr.eqns[0]))
-        if len(inner) != 1:
-            break
-        jaxpr = inner[0]
-    return len(jaxpr.eqns), _total_eqns(jaxpr)
-
-
-def _total_eqns(jaxpr: Any) -> int:
-    return sum(1 + sum(_total_eqns(sub) for sub in _sub_jaxprs(eqn)) for eqn in jaxpr.eqns)
-
-
-def _sub_jaxprs(eqn: Any) -> Iterator[Any]:
-    # `jax.core.jaxprs_in_params` is gone in newer JAX: walk the params by shape instead.
-    for value in eqn.params.values():
-        yield from _jaxprs_in(value)
-
-
-def _jaxprs_in(value: Any) -> Iterator[Any]:
-    if isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _jaxprs_in(item)
-    elif hasattr(value, "eqns"):  # Jaxpr
-        yield value
-    elif hasattr(getattr(value, "jaxpr", None), "eqns"):  # ClosedJaxpr
-        yield value.jaxpr
-
-
-RUN_CALLS = 7  # timed calls of a compiled function, after one untimed call
-
-
-def compile_and_run_seconds(
-    fn: Callable[..., Any], args: tuple[Any, ...]
-) -> tuple[float, float | None]:
-    """Wall time of `jax.jit(fn).lower(*args).compile()`, and the steady-state time of one call
-    of the compiled function (the median of RUN_CALLS calls, each until its outputs are ready;
-    None when calling it raises)."""
-    start = time.perf_counter()
-    compiled = jax.jit(fn).lower(*args).compile()
-    compile_s = time.perf_counter() - start
-    try:
-        jax.block_until_ready(compiled(*args))
-        times = []
-        for _ in range(RUN_CALLS):
-            start = time.perf_counter()
-            jax.block_until_ready(compiled(*args))
-            times.append(time.perf_counter() - start)
-    except Exception:  # noqa: BLE001 - user code: the run time is then not measured
-        return compile_s, None
-    return compile_s, statistics.median(times)

@@ -10,6 +10,17 @@ Status = Literal["verified", "failed", "unverifiable", "timeout", "jax-missing"]
 STATUSES: tuple[Status, ...] = ("verified", "failed", "unverifiable", "timeout", "jax-missing")
 
 JAX_MISSING_REASON = "not verified: install jaxlint[verify]"
+MIN_INPUT_SETS = 3  # input sets of each accepted signature the rewrite must agree on
+
+
+class Refused(Exception):
+    """The child's reply breaks the protocol: verification stops, unverifiable, and the child
+    is not trusted again."""
+
+
+class ChildError(Exception):
+    """An op raised in the child (a bug of jaxlint's, or user code raising past it); the
+    message is the exception's class name."""
 
 
 @dataclass(frozen=True)

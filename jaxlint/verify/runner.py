@@ -9,7 +9,6 @@ import importlib.util
 import json
 import os
 import queue
-import secrets
 import shutil
 import signal
 import subprocess
@@ -32,12 +31,13 @@ from jaxlint.verify.memory import (
 )
 from jaxlint.verify.protocol import (
     JAX_MISSING_REASON,
+    ChildError,
+    Refused,
     Status,
     VerifyRequest,
     VerifyResult,
     plain_result,
     request_to_wire,
-    result_from_wire,
 )
 from jaxlint.verify.result_cache import ResultCache
 
@@ -61,6 +61,8 @@ _CHILD_ENV_NAMES = frozenset(
 _CHILD_ENV_PREFIXES = ("JAX_", "XLA_", "TF_CPP_", "LC_")
 _REASON_LIMIT = 600  # characters of a reason shown: user code's messages are cut there
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # the folder holding `jaxlint/`
+# One reply's characters at most: the outputs of the calls verification makes are small.
+MAX_REPLY_CHARS = 64 << 20
 _EOF = object()  # the child closed its stdout
 _TIMEOUT = object()  # no message within the time allowed
 
@@ -390,8 +392,13 @@ class _Child:
             self._memory = ResidentMemoryWatch(self._process.pid, limit, self.kill)
 
     def _read(self) -> None:
+        """Queue the child's lines; one longer than MAX_REPLY_CHARS (a runaway or hostile child
+        filling jaxlint's memory) is garbled, and nothing after it is read."""
         assert self._process.stdout is not None
-        for line in self._process.stdout:
+        while line := self._process.stdout.readline(MAX_REPLY_CHARS):
+            if len(line) >= MAX_REPLY_CHARS and not line.endswith("\n"):
+                self._lines.put("a reply too long to read\n")
+                break
             self._lines.put(line)
         self._lines.put(_EOF)
 
@@ -437,37 +444,37 @@ class _Child:
         return None
 
     def run(self, request: VerifyRequest, time_limit_s: float) -> tuple[VerifyResult, bool]:
-        """Send one request; (its result, whether the child can take another).
+        """Verify one request with this child: jaxlint judges what its calls return
+        (`verdict.judge`); (the result, whether the child can take another).
 
-        Each request carries a fresh nonce the reply must repeat with the request's id: a
-        line from anywhere else (a stale answer, user code writing to the wrong stream) is a
-        broken protocol, and the child is not trusted again."""
-        nonce = secrets.token_hex(16)
-        wire = request_to_wire(request)
-        wire["path"] = os.path.abspath(request.path)  # the child works in its own folder
+        A line that is not a reply to what was asked (user code writing to the protocol's
+        stream, a forged verdict) breaks the protocol: the request is unverifiable and the
+        child is not trusted again."""
+        # Here, not at the top: the judge's NumPy starts BLAS threads, and the sandbox's
+        # launcher, which imports this package, cannot make a user namespace once it has threads.
+        from jaxlint.verify.verdict import judge
+
+        start = time.perf_counter()
+        trial = _ChildTrial(self, request, time_limit_s)
+        try:
+            result = judge(request, trial)
+        except _Stopped as stop:
+            return stop.result, False
+        except Refused as refused:
+            return self._crashed(request, str(refused)), False
+        trial.close()
+        return replace(result, seconds=round(time.perf_counter() - start, 3)), True
+
+    def ask(self, message: dict[str, Any], timeout: float) -> Any:
+        """Send one op; its reply (a dict), or _TIMEOUT, or _EOF. A message without a reply
+        (`close`) with `timeout` 0."""
         try:
             assert self._process.stdin is not None
-            message_out = {"request": wire, "nonce": nonce, "cpu_limit_s": 2 * time_limit_s}
-            self._process.stdin.write(json.dumps(message_out) + "\n")
+            self._process.stdin.write(json.dumps(message) + "\n")
             self._process.stdin.flush()
         except OSError:
-            return self._crashed(request), False
-        message = self._receive(time_limit_s)
-        if message is _TIMEOUT:
-            self.kill()
-            reason = f"verification exceeded the {time_limit_s:g} s time limit"
-            return plain_result(request, "timeout", reason), False
-        if message is _EOF:
-            return self._crashed(request), False
-        if message.get("type") != "result" or message.get("nonce") != nonce:
-            return self._crashed(request, "a reply that does not answer this request"), False
-        try:
-            result = result_from_wire(message["result"])
-        except (KeyError, TypeError, ValueError) as error:
-            return self._crashed(request, f"a malformed reply ({error})"), False
-        if result.request_id != request.request_id:
-            return self._crashed(request, "a reply to another request"), False
-        return result, True
+            return _EOF
+        return self._receive(timeout) if timeout > 0 else None
 
     def _crashed(self, request: VerifyRequest, protocol_problem: str = "") -> VerifyResult:
         self.kill()
@@ -479,7 +486,8 @@ class _Child:
         elif code == -getattr(signal, "SIGXCPU", 0):
             reason = "verification exceeded its CPU time limit"
         else:
-            reason = f"verification child exited unexpectedly (code {code}): {self._stderr_tail()}"
+            # not its output: that is the checked code's, which no report shows
+            reason = f"verification child exited unexpectedly (code {code})"
         return plain_result(request, "unverifiable", reason)
 
     def _memory_breach(self) -> str:
@@ -531,3 +539,54 @@ class _Child:
             self._process.stdout.close()
         self._stderr.close()
         shutil.rmtree(self._home, ignore_errors=True)
+
+
+class _Stopped(Exception):
+    """The child timed out or died during a request: verification ends with `result`."""
+
+    def __init__(self, result: VerifyResult) -> None:
+        super().__init__(result.reason)
+        self.result = result
+
+
+class _ChildTrial:
+    """`verdict.Trial` over a child's pipes, within one request's time limit."""
+
+    def __init__(self, child: _Child, request: VerifyRequest, time_limit_s: float) -> None:
+        self._child = child
+        self._request = request
+        self._time_limit_s = time_limit_s
+        self._deadline = time.monotonic() + time_limit_s
+
+    def open(self, request: VerifyRequest) -> dict[str, Any]:
+        wire = request_to_wire(request)
+        wire["path"] = os.path.abspath(request.path)  # the child works in its own folder
+        message = {"op": "open", "request": wire, "cpu_limit_s": 2 * self._time_limit_s}
+        return self._ask(message)
+
+    def call(self, role: str, case: int, set_index: int) -> dict[str, Any] | None:
+        return self._ask({"op": "call", "role": role, "case": case, "set": set_index}, "call")
+
+    def mutations(self) -> list[dict[str, Any]]:
+        return self._ask({"op": "mutations"}, "mutations")
+
+    def close(self) -> None:
+        self._child.ask({"op": "close"}, 0)
+
+    def _ask(self, message: dict[str, Any], field: str = "") -> Any:
+        """The child's reply to `message` (its `field`, if named)."""
+        reply = self._child.ask(message, max(0.001, self._deadline - time.monotonic()))
+        request = self._request
+        if reply is _TIMEOUT:
+            self._child.kill()
+            reason = f"verification exceeded the {self._time_limit_s:g} s time limit"
+            raise _Stopped(plain_result(request, "timeout", reason))
+        if reply is _EOF:
+            raise _Stopped(self._child._crashed(request))
+        if not isinstance(reply, dict) or reply.get("type") != "reply":
+            raise Refused("a reply that does not answer this request")
+        if "error" in reply:
+            raise ChildError(reply["error"])
+        if field and field not in reply:
+            raise Refused(f"a malformed reply (no {field})")
+        return reply[field] if field else reply
