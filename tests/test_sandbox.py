@@ -291,8 +291,9 @@ def require(*features: str) -> None:
     if sandbox_policy() == "off":
         pytest.skip(f"{SANDBOX_NAME}=off: no namespaces")
     missing = [name for name, up in sandbox_features().items() if name in features and not up]
-    if missing and _kernel_gives_namespaces():
-        pytest.fail(f"the kernel gives user namespaces, the launcher lacks {', '.join(missing)}")
+    lost = [name for name in missing if name != "process_limit"]  # pid_max: Linux 6.14+
+    if lost and _kernel_gives_namespaces():
+        pytest.fail(f"the kernel gives user namespaces, the launcher lacks {', '.join(lost)}")
     if missing:
         pytest.skip(f"this kernel refuses the sandbox's {', '.join(missing)}")
 
@@ -465,6 +466,30 @@ def test_no_process_outlives_verification_not_even_in_a_session_of_its_own(
     source = DAEMONIZER.replace("SECONDS", seconds)
     (result,) = verify([identity_request("daemon", source, "daemonize", tmp_path)])
     assert result.status == "verified", result.reason
+    assert _still_sleeping(seconds) == []
+
+
+FORK_BOMB = """
+    import subprocess
+
+    def bomb(x):
+        for _ in range(1000):  # returns (and is verified) only where nothing stops it
+            subprocess.Popen(["sleep", "SECONDS"])
+        return x * 2
+"""
+
+
+@needs_namespaces
+def test_a_fork_bomb_stops_at_the_childs_process_limit(tmp_path: Path, monkeypatch) -> None:
+    """Issue 32, item 5: the child's PID namespace holds at most JAXLINT_VERIFY_PROCESSES
+    process IDs, a limit the child (without capabilities) cannot raise."""
+    require("process_limit")
+    monkeypatch.setenv("JAXLINT_VERIFY_PROCESSES", "400")
+    seconds = f"303.{secrets.randbelow(10**6):06}"
+    source = FORK_BOMB.replace("SECONDS", seconds)
+    (result,) = verify([identity_request("bomb", source, "bomb", tmp_path)])
+    assert result.status == "unverifiable", result.reason
+    assert result.reason.endswith("BlockingIOError"), result.reason  # fork's EAGAIN
     assert _still_sleeping(seconds) == []
 
 

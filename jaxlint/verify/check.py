@@ -18,7 +18,7 @@ import sys
 import threading
 import types
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -52,7 +52,7 @@ from jaxlint.verify.namespace import (
     vmap_in_axes,
     x64_setting,
 )
-from jaxlint.verify.protocol import MIN_INPUT_SETS, VerifyRequest
+from jaxlint.verify.protocol import MIN_INPUT_SETS, Measurements, VerifyRequest
 from jaxlint.verify.recorded import Home, InstanceBinding, recorded_calls
 from jaxlint.verify.serialise import output_to_wire, printed_to_wire
 from jaxlint.verify.shape_solver import with_solved
@@ -121,19 +121,6 @@ class InputPlan:
     set_indices: tuple[int, ...]
     expected: tuple[Any, ...]
     origin: str = "ladder"  # "recorded": a signature `--examples-from` saw (see _recorded_plans)
-
-
-@dataclass
-class _Measurements:
-    eqns_before: int | None = None
-    eqns_after: int | None = None
-    eqns_total_before: int | None = None
-    eqns_total_after: int | None = None
-    compile_s_before: float | None = None
-    compile_s_after: float | None = None
-    run_s_before: float | None = None
-    run_s_after: float | None = None
-    notes: list[str] = field(default_factory=list)
 
 
 @contextlib.contextmanager
@@ -500,13 +487,13 @@ def _traceable(
 
 def _measure(
     original: Target, rewritten: Target, plan: InputPlan, unstaged: Callable[[], Target]
-) -> _Measurements:
+) -> Measurements:
     """Equation counts and compile times, before the rewritten function has run (cold caches).
 
     The original is traced without its jit decorators; the rewrite as written, or, where a
     decorator cannot run under `make_jaxpr` (flax's `nnx.jit` updates the module's variables
     from inside the trace), without them too (`unstaged()`): its own equations are the same."""
-    measured = _Measurements()
+    measured = Measurements()
     set_index = plan.set_indices[0]
     try:
         old_fn, old_args = _traceable(original, plan, set_index)
@@ -647,14 +634,8 @@ class Trial:
         share_classes(*modules, request.original_source, request.rewritten_source, request.target)
 
         def unstaged() -> Target:  # the rewrite with its jit decorators removed, like the original
-            module = build_module(
-                request.rewritten_source,
-                request.path,
-                request.target,
-                strip_staging=True,
-                module_name=self._names[1] + "_unstaged",
-            )
-            return resolve_target(module, request.target)
+            name = self._names[1] + "_unstaged"
+            return self._built(request.rewritten_source, name, strip=True)[1]
 
         measured = _measure(original, rewritten, first, unstaged)
         self._original, self._rewritten = original, rewritten
@@ -700,14 +681,7 @@ class Trial:
         request = self.request
         old_name, new_name = self._names
         try:
-            old_module = build_module(
-                request.original_source,
-                request.path,
-                request.target,
-                strip_staging=True,
-                module_name=old_name,
-            )
-            original = resolve_target(old_module, request.target)
+            old_module, original = self._built(request.original_source, old_name, strip=True)
         except NamespaceError as exc:
             raise _Unverifiable(f"original {request.target}: {exc}") from exc
         vmapped, in_axes = vmap_in_axes(request.original_source, request.target)
@@ -723,19 +697,21 @@ class Trial:
         if request.numpy_reference:
             original = replace(original, numpy_inputs=True)
         try:
-            new_module = build_module(
-                request.rewritten_source,
-                request.path,
-                request.target,
-                strip_staging=False,
-                module_name=new_name,
-            )
-            rewritten = resolve_target(new_module, request.target)
+            new_module, rewritten = self._built(request.rewritten_source, new_name, strip=False)
         except NamespaceError as exc:
             raise _Failed(f"rewritten {request.target}: {exc}") from exc
         if original.is_instance_method != rewritten.is_instance_method:
             raise _Failed(f"rewritten {request.target} is no longer the same kind of callable")
         return original, rewritten, (old_module, new_module)
+
+    def _built(self, source: str, name: str, strip: bool) -> tuple[types.ModuleType, Target]:
+        """`source` as the module `name` (its staging decorators stripped with `strip`), and
+        the request's target in it; NamespaceError when either cannot be had."""
+        request = self.request
+        module = build_module(
+            source, request.path, request.target, strip_staging=strip, module_name=name
+        )
+        return module, resolve_target(module, request.target)
 
     def _case(self, init: Binding | None, call: Binding) -> int:
         self._cases.append((init, call))

@@ -142,3 +142,15 @@ class ResidentMemoryWatch:
         self._done.set()
         if self._thread is not threading.current_thread():
             self._thread.join(timeout=5)
+
+
+PROCESSES_NAME = "JAXLINT_VERIFY_PROCESSES"
+
+
+def process_limit() -> int:
+    """Process IDs (processes and threads) the child's PID namespace may hold at once:
+    JAXLINT_VERIFY_PROCESSES, else 4096 and 16 per core (XLA starts a thread pool per core)."""
+    try:
+        return max(64, int(os.environ[PROCESSES_NAME]))
+    except (KeyError, ValueError):
+        return 4096 + 16 * (os.cpu_count() or 1)

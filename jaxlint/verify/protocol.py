@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
 Status = Literal["verified", "failed", "unverifiable", "timeout", "jax-missing"]
@@ -43,6 +43,22 @@ class VerifyRequest:
     restages: bool = False
     rewrites_prints: bool = False
     judge_run_time: bool = False
+
+
+@dataclass
+class Measurements:
+    """Equation counts and timings of the original and the rewrite on the first input set,
+    measured in the child and reported to jaxlint as numbers, with notes on what was not."""
+
+    eqns_before: int | None = None
+    eqns_after: int | None = None
+    eqns_total_before: int | None = None
+    eqns_total_after: int | None = None
+    compile_s_before: float | None = None
+    compile_s_after: float | None = None
+    run_s_before: float | None = None
+    run_s_after: float | None = None
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from jaxlint.verify.memory import (
     descendants,
     describe_limit,
     limit_mb,
+    process_limit,
 )
 from jaxlint.verify.protocol import (
     JAX_MISSING_REASON,
@@ -362,6 +363,7 @@ class _Child:
         command = [executable, "-m", CHILD_MODULE]
         if sys.platform.startswith("linux"):  # elsewhere: no launcher, the process group alone
             launcher = [executable, "-m", "jaxlint.verify.sandbox"]
+            launcher.append(f"--processes={process_limit()}")
             if sandbox_policy() == "off":
                 launcher.append("--no-namespaces")
             command = launcher + command

@@ -1,4 +1,5 @@
-"""`python -m jaxlint.verify.sandbox CMD...`: run the verification child in namespaces of its own.
+"""`python -m jaxlint.verify.sandbox [--no-namespaces] [--processes=N] CMD...`: run the
+verification child in namespaces of its own.
 
 The child runs the checked code. On Linux with user namespaces this launcher (trusted: it never
 loads user code) gives it:
@@ -6,7 +7,8 @@ loads user code) gives it:
 - a PID namespace with a /proc of its own, whose process 1 (this module's code) reaps orphans
   and ends when the child does: the child cannot see or signal jaxlint or any other process
   outside, and when it ends, every process it started ends too, `setsid` daemons included (the
-  kernel kills a namespace with its first process);
+  kernel kills a namespace with its first process); at most N process IDs, threads included
+  (the namespace's own `pid_max`, Linux 6.14+): a fork bomb stops there;
 - a network namespace with no interface up: no connection to anything, not even loopback, and
   no abstract Unix socket of the machine;
 - a mount namespace in which every file system is remounted read-only except the child's own
@@ -18,11 +20,13 @@ loads user code) gives it:
 
 The launcher stays outside the PID namespace, cannot be ptraced (not dumpable), ends the child
 when jaxlint goes (it watches for its own reparenting) and exits with the child's status.
-Each feature is tried on its own; what the kernel refused is listed in JAXLINT_SANDBOX for the
-child to report (`jaxlint.verify.runner` warns, or refuses to verify when asked to). Where the
-kernel offers no namespaces (gVisor, on TPU VMs; a container that forbids them), or with
-`--no-namespaces`, the launcher still adopts every orphan of the child's tree as its subreaper
-and kills them when the child ends, and Landlock (in `child`) fences writes where it exists.
+This module imports nothing that starts a thread (NumPy's BLAS pool): the kernel refuses a
+user namespace to a process that has more than one. Each feature is tried on its own; what the
+kernel refused is listed in JAXLINT_SANDBOX for the child to report (`jaxlint.verify.runner`
+warns, or refuses to verify when asked to). Where the kernel offers no namespaces (gVisor, on
+TPU VMs; a container that forbids them), or with `--no-namespaces`, the launcher still adopts
+every orphan of the child's tree as its subreaper and kills them when the child ends, and
+Landlock (in `child`) fences writes where it exists.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ import signal
 import sys
 import time
 
-from jaxlint.verify.memory import children_by_parent
+from jaxlint.verify.memory import children_by_parent, process_limit
 
 ENVIRONMENT_NAME = "JAXLINT_SANDBOX"  # the features in force, for the child to report
 FEATURES = (
@@ -48,6 +52,7 @@ FEATURES = (
     "private_dev_shm",
     "ipc_namespace",
     "no_capabilities",
+    "process_limit",
 )
 
 _CLONE_NEWNS, _CLONE_NEWIPC = 0x00020000, 0x08000000
@@ -65,10 +70,18 @@ _DEV_SHM_SIZE = "size=64m"
 def main(argv: list[str]) -> int:
     """Run `argv` sandboxed and end as it ended: with its exit status, or killed by the signal
     that killed it (jaxlint tells a CPU limit by SIGXCPU)."""
-    namespaces = argv[:1] != ["--no-namespaces"]
-    argv = argv if namespaces else argv[1:]
+    namespaces, processes = True, process_limit()
+    while argv and argv[0].startswith("--"):
+        option = argv.pop(0)
+        if option == "--no-namespaces":
+            namespaces = False
+        elif option.startswith("--processes=") and option[12:].isdigit():
+            processes = max(64, int(option[12:]))
+        else:
+            argv = []
     if not argv:
-        print("usage: python -m jaxlint.verify.sandbox [--no-namespaces] CMD...", file=sys.stderr)
+        usage = "usage: python -m jaxlint.verify.sandbox [--no-namespaces] [--processes=N] CMD..."
+        print(usage, file=sys.stderr)
         return 2
     libc = _libc()
     if libc is None:
@@ -80,7 +93,7 @@ def main(argv: list[str]) -> int:
     libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     child = os.fork()
     if child == 0:
-        _become_first_process(libc, argv, contained)  # never returns
+        _become_first_process(libc, argv, contained, processes)  # never returns
     for sent in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sent, lambda signum, frame: _kill(child))
     status = _wait_for(child, parent)
@@ -124,9 +137,11 @@ def _write(path: str, text: str) -> None:
         handle.write(text)
 
 
-def _become_first_process(libc: ctypes.CDLL, argv: list[str], contained: bool) -> None:
-    """In the new PID namespace (`contained`): fence the file systems and drop every
-    capability; then run `argv`."""
+def _become_first_process(
+    libc: ctypes.CDLL, argv: list[str], contained: bool, processes: int
+) -> None:
+    """In the new PID namespace (`contained`): fence the file systems, cap the namespace's
+    process IDs at `processes`, and drop every capability; then run `argv`."""
     status = 127
     try:
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the launcher gone: all gone
@@ -135,6 +150,7 @@ def _become_first_process(libc: ctypes.CDLL, argv: list[str], contained: bool) -
         if contained:
             features.update(pid_namespace=True, network_namespace=True, ipc_namespace=True)
             features.update(_fence_mounts(libc, os.getcwd()))
+            features["process_limit"] = _limit_processes(processes)
             features["no_capabilities"] = _drop_capabilities(libc)
         os.environ[ENVIRONMENT_NAME] = json.dumps(features)
         for default in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
@@ -206,6 +222,17 @@ def _fence_mounts(libc: ctypes.CDLL, home: str) -> dict[str, bool]:
     proc_flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
     out["private_proc"] = mount(b"proc", b"/proc", b"proc", proc_flags, None) == 0
     return out
+
+
+def _limit_processes(processes: int) -> bool:
+    """Cap this PID namespace's process IDs (its own `pid_max`, which the child, without
+    capabilities, cannot raise); False where the kernel does not namespace `pid_max`."""
+    try:
+        _write("/proc/sys/kernel/pid_max", str(processes))
+        with open("/proc/sys/kernel/pid_max") as handle:
+            return int(handle.read()) == processes
+    except (OSError, ValueError):
+        return False
 
 
 def _mount_points() -> list[str]:

@@ -12,7 +12,7 @@ a module that knows it is verified can), but cannot declare a verdict or a count
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from jaxlint.diagnostics import slower_at_run_time
@@ -29,6 +29,7 @@ from jaxlint.verify.observed import Call, Output, call_from_wire
 from jaxlint.verify.protocol import (
     MIN_INPUT_SETS,
     ChildError,
+    Measurements,
     Refused,
     VerifyRequest,
     VerifyResult,
@@ -36,6 +37,8 @@ from jaxlint.verify.protocol import (
 from jaxlint.verify.words import Vocabulary
 
 Role = Literal["original", "rewritten", "jitted", "float64", "widened"]
+_COUNTS = ("eqns_before", "eqns_after", "eqns_total_before", "eqns_total_after")
+_SECONDS = ("compile_s_before", "compile_s_after", "run_s_before", "run_s_after")
 _TRACER_TEXT = re.compile(r"Tracer\b|Traced<")  # how JAX prints a tracer
 _BACKENDS = frozenset({"cpu", "gpu", "cuda", "rocm", "tpu", "metal", "METAL"})
 
@@ -77,26 +80,13 @@ class _Rejected(_Case):
     raised: str
 
 
-@dataclass
-class _Measured:
-    eqns_before: int | None = None
-    eqns_after: int | None = None
-    eqns_total_before: int | None = None
-    eqns_total_after: int | None = None
-    compile_s_before: float | None = None
-    compile_s_after: float | None = None
-    run_s_before: float | None = None
-    run_s_after: float | None = None
-    notes: list[str] = field(default_factory=list)
-
-
 @dataclass(frozen=True)
 class _Opened:
     plans: tuple[_Plan, ...]
     again: Call
     variants: tuple[_Variant, ...]
     rejected: tuple[_Rejected, ...]
-    measured: _Measured
+    measured: Measurements
     backend: str
     instance_method: bool
     numpy_inputs: bool
@@ -208,15 +198,12 @@ def _read_opened(data: dict[str, Any], words: Vocabulary) -> _Opened:
         _Rejected(case(r["case"]), words.clean(r["describe"]), words.clean(r["raised"]))
         for r in data["rejected"]
     )
-    measured = _Measured(notes=[words.clean(note) for note in data["measured"].get("notes", [])])
-    for name in ("eqns_before", "eqns_after", "eqns_total_before", "eqns_total_after"):
+    measured = Measurements(notes=[words.clean(note) for note in data["measured"].get("notes", [])])
+    for name in _COUNTS + _SECONDS:
         value = data["measured"].get(name)
-        _expect(value is None or (type(value) is int and value >= 0), name)
-        setattr(measured, name, value)
-    for name in ("compile_s_before", "compile_s_after", "run_s_before", "run_s_after"):
-        value = data["measured"].get(name)
-        _expect(value is None or (type(value) in (int, float) and value >= 0), name)
-        setattr(measured, name, None if value is None else float(value))
+        kinds = (int,) if name in _COUNTS else (int, float)
+        _expect(value is None or (type(value) in kinds and value >= 0), name)
+        setattr(measured, name, value if value is None or name in _COUNTS else float(value))
     backend = data["backend"]
     flags = data["instance_method"], data["numpy_inputs"]
     _expect(all(isinstance(flag, bool) for flag in flags), "flags")
@@ -520,7 +507,7 @@ def _optional_output(data: Any) -> Output | None:
     return call.output if call is not None else None
 
 
-def _require_fewer_eqns(measured: _Measured) -> None:
+def _require_fewer_eqns(measured: Measurements) -> None:
     before, after = measured.eqns_before, measured.eqns_after
     if before is None:
         raise _Unverifiable(f"cannot count equations: {'; '.join(measured.notes)}")
@@ -538,7 +525,7 @@ def _require_fewer_eqns(measured: _Measured) -> None:
         )
 
 
-def _slower(request: VerifyRequest, measured: _Measured) -> bool | None:
+def _slower(request: VerifyRequest, measured: Measurements) -> bool | None:
     """Is a fix made for speed measured slower than the original (None: not judged)?"""
     before, after = measured.run_s_before, measured.run_s_after
     if not request.judge_run_time or before is None or after is None:
