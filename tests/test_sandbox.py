@@ -605,9 +605,12 @@ SECRET_READER = """
     import sys
     from pathlib import Path
 
-    def _secret():  # one read in the project, one outside it: reads are not fenced
+    def _secret():  # one read in the project; one outside it, where Landlock does not fence reads
         in_project = Path(__file__).with_name(".env").read_text().partition("=")[2].strip()
-        return in_project + Path("OUTSIDE").read_text().strip()
+        try:
+            return in_project + Path("OUTSIDE").read_text().strip()
+        except PermissionError:
+            return in_project
 
     def raises(x):
         raise ValueError("reversed: " + _secret()[::-1])
@@ -740,3 +743,33 @@ def test_a_verdict_cannot_be_forged_from_inside_the_child(tmp_path: Path) -> Non
     (result,) = verify([request])
     assert result.status != "verified"
     assert result.inputs_tried < 999 and "999" not in result.reason
+
+
+PEEKER = """
+    from pathlib import Path
+
+    def peek(x):
+        Path(__file__).with_name("data.txt").read_text()  # its project: readable
+        try:
+            Path("OUTSIDE").read_text()
+        except PermissionError:
+            return x * 2  # refused: the only way to be verified
+        raise ValueError("read a file outside its project")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Landlock is Linux's")
+def test_the_child_reads_only_its_project_python_and_the_system(tmp_path: Path) -> None:
+    """Issue 32, What to build 2: reads limited to the project (the nearest folder with a
+    pyproject.toml, setup.py, setup.cfg or .git), the Python installation and the system."""
+    if not confine_writes_supported():
+        pytest.skip("this kernel has no Landlock")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    (project / "data.txt").write_text("the project's data")
+    outside = tmp_path / "id_ed25519"
+    outside.write_text("a key beside the project")
+    source = PEEKER.replace("OUTSIDE", str(outside))
+    (result,) = verify([identity_request("peek", source, "peek", project)])
+    assert result.status == "verified", result.reason

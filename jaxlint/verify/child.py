@@ -98,6 +98,28 @@ def _sandbox_features() -> dict[str, bool]:
     return {name: told.get(name) is True for name in FEATURES}
 
 
+# What the child reads beside the project: the system's libraries and settings a Python process
+# (and a library it imports later, such as matplotlib) reads; no home folder, /tmp, /root, /var,
+# /run, /opt or /mnt, and of /etc no secret.
+_SYSTEM_READS = (
+    "/usr", "/lib", "/lib32", "/lib64", "/bin", "/sbin", "/dev", "/proc", "/sys", "/nix/store",
+    "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
+    "/etc/timezone", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/hosts",
+    "/etc/host.conf", "/etc/resolv.conf", "/etc/os-release", "/etc/lsb-release",
+    "/etc/mime.types", "/etc/ssl/certs", "/etc/ca-certificates", "/etc/pki/tls/certs",
+    "/etc/alternatives", "/etc/fonts", "/etc/matplotlibrc",
+)  # fmt: skip
+
+
+def _readable(projects: list[str]) -> list[str]:
+    """Where the child may read: the projects jaxlint named, the Python installation (its
+    prefixes and every folder on sys.path: site-packages, editable installs, jaxlint), and the
+    system (`_SYSTEM_READS`)."""
+    prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    folders = {entry for entry in sys.path if entry and os.path.isdir(entry)}
+    return sorted({*projects, *prefixes, *folders, *_SYSTEM_READS})
+
+
 def main() -> int:
     """Serve verification requests until stdin closes."""
     _end_with_parent()
@@ -110,13 +132,15 @@ def main() -> int:
         return 0
     from jaxlint.verify.check import Trial
     from jaxlint.verify.landlock import confine
-    from jaxlint.verify.protocol import request_from_wire
+    from jaxlint.verify.protocol import READS_NAME, request_from_wire
 
     # XLA's first compilation in a process pays one-off set-up costs: keep them out of the timings.
     jax.jit(lambda x: x + 1).lower(1.0).compile()
     # after JAX's import and first compile, which may write their caches
     fences = _sandbox_features()
-    fences.update(confine([os.getcwd(), os.devnull.rpartition("/")[0] or os.devnull]))
+    projects = os.environ.pop(READS_NAME, None)  # None: started by hand, reads not fenced
+    reads = _readable(json.loads(projects)) if projects is not None else None
+    fences.update(confine([os.getcwd(), os.devnull.rpartition("/")[0] or os.devnull], reads))
     _send(protocol_out, {"type": "ready", "jax_version": jax.__version__, "sandbox": fences})
     with contextlib.ExitStack() as open_trial:
         trial: Trial | None = None

@@ -1,9 +1,10 @@
 """Fence the verification child with Linux's Landlock (5.13+): the second fence beside the
 sandbox's namespaces, and the only one where the kernel refuses namespaces but has Landlock.
 
-Reading stays open everywhere (the module, its package, JAX); creating, writing, truncating,
-renaming or deleting files is allowed only beneath the given folders; where the kernel's Landlock
-handles them, TCP connections and binds are refused (6.7+) and signals and abstract Unix sockets
+Creating, writing, truncating, renaming or deleting files is allowed only beneath the given
+folders; with `readable`, reading too is allowed only beneath those and the readable paths (the
+project, the Python installation, the system's libraries); where the kernel's Landlock handles
+them, TCP connections and binds are refused (6.7+) and signals and abstract Unix sockets
 reach no process outside the child's own tree (6.12+). Already-open files (the protocol pipes,
 stderr) are not affected. Elsewhere, or on a kernel without Landlock, nothing is confined and
 `confine` says so.
@@ -23,7 +24,9 @@ _CREATE_RULESET_VERSION = 1
 _RULE_PATH_BENEATH = 1
 _PR_SET_NO_NEW_PRIVS = 38
 # Write-side filesystem rights per Landlock ABI version; reads and execution are not handled.
-_WRITE_FILE, _REMOVE_DIR, _REMOVE_FILE = 1 << 1, 1 << 4, 1 << 5
+_WRITE_FILE, _READ_FILE, _READ_DIR = 1 << 1, 1 << 2, 1 << 3
+_REMOVE_DIR, _REMOVE_FILE = 1 << 4, 1 << 5
+_READ = _READ_FILE | _READ_DIR
 _MAKE = sum(1 << bit for bit in range(6, 13))  # char, dir, reg, sock, fifo, block, sym
 _REFER, _TRUNCATE = 1 << 13, 1 << 14
 _BIND_TCP, _CONNECT_TCP = 1 << 0, 1 << 1  # network rights (ABI 4)
@@ -44,11 +47,14 @@ def confine_writes(allowed: Iterable[str]) -> bool:
     return confine(allowed)["landlock_writes"]
 
 
-def confine(allowed: Iterable[str]) -> dict[str, bool]:
+def confine(allowed: Iterable[str], readable: Iterable[str] | None = None) -> dict[str, bool]:
     """Fence this process and what it starts with every right this kernel's Landlock handles:
-    writes only beneath `allowed`; no TCP connect or bind (ABI 4, Linux 6.7); no signal to, and
-    no abstract Unix socket of, any process outside (ABI 6, Linux 6.12). What held, by name."""
+    writes only beneath `allowed`; with `readable`, reads only beneath `allowed` and `readable`;
+    no TCP connect or bind (ABI 4, Linux 6.7); no signal to, and no abstract Unix socket of, any
+    process outside (ABI 6, Linux 6.12). What held, by name."""
     held = {"landlock_writes": False, "landlock_network": False, "landlock_scopes": False}
+    if readable is not None:
+        held["landlock_reads"] = False
     if not sys.platform.startswith("linux"):
         return held
     try:
@@ -62,7 +68,7 @@ def confine(allowed: Iterable[str]) -> dict[str, bool]:
     )
     if abi < 1:
         return held
-    rights = _write_rights(abi)
+    rights = _write_rights(abi) | (_READ if readable is not None else 0)
     # struct landlock_ruleset_attr: handled_access_fs, handled_access_net (4+), scoped (6+)
     fields = [rights]
     if abi >= 4:
@@ -73,14 +79,18 @@ def confine(allowed: Iterable[str]) -> dict[str, bool]:
     ruleset = syscall(_CREATE_RULESET, attr, ctypes.c_size_t(len(attr)), ctypes.c_uint32(0))
     if ruleset < 0:
         return held
+    rules = [(path, rights) for path in allowed]
+    rules += [(path, _READ) for path in readable or ()]
     try:
-        for folder in allowed:
+        for path, granted in rules:
             try:
-                fd = os.open(folder, os.O_PATH | os.O_CLOEXEC)
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
             except OSError:
                 continue
+            if not os.path.isdir(path):  # a file's rule may grant only what applies to files
+                granted &= _READ_FILE | _WRITE_FILE | _TRUNCATE
             try:
-                beneath = struct.pack("=Qi", rights, fd)
+                beneath = struct.pack("=Qi", granted, fd)
                 if syscall(_ADD_RULE, ctypes.c_int(ruleset), _RULE_PATH_BENEATH, beneath, 0) != 0:
                     return held
             finally:
@@ -91,4 +101,7 @@ def confine(allowed: Iterable[str]) -> dict[str, bool]:
             return held
     finally:
         os.close(ruleset)
-    return {"landlock_writes": True, "landlock_network": abi >= 4, "landlock_scopes": abi >= 6}
+    held = {"landlock_writes": True, "landlock_network": abi >= 4, "landlock_scopes": abi >= 6}
+    if readable is not None:
+        held["landlock_reads"] = True
+    return held

@@ -10,6 +10,7 @@ Status = Literal["verified", "failed", "unverifiable", "timeout", "jax-missing"]
 STATUSES: tuple[Status, ...] = ("verified", "failed", "unverifiable", "timeout", "jax-missing")
 
 JAX_MISSING_REASON = "not verified: install jaxlint[verify]"
+READS_NAME = "JAXLINT_VERIFY_READS"  # to the child: the project folders it may read (JSON)
 MIN_INPUT_SETS = 3  # input sets of each accepted signature the rewrite must agree on
 
 

@@ -32,6 +32,7 @@ from jaxlint.verify.memory import (
 )
 from jaxlint.verify.protocol import (
     JAX_MISSING_REASON,
+    READS_NAME,
     ChildError,
     Refused,
     Status,
@@ -114,6 +115,7 @@ class VerificationSession:
         self.executable = python or sys.executable
         self._idle: list[_Child] = []  # started children waiting for a request
         self._slots = threading.Semaphore(max(1, children))  # requests running at once
+        self._most = max(1, children)  # children kept idle at most
         self._lock = threading.Lock()  # the idle list, the time spent, the cache
         self._available: bool | None = None
         self._budget_s = budget_s
@@ -136,11 +138,20 @@ class VerificationSession:
         self, requests: Sequence[VerifyRequest], *, time_limit_s: float = 60.0
     ) -> list[VerifyResult]:
         """Verify requests in order, restarting the child after a timeout or crash."""
+        reads = read_roots(requests[0].path) if requests else ()
         with self._slots:
             with self._lock:
-                child = self._idle.pop() if self._idle else None
+                # a child reads one project: another's requests go to a child of their own
+                child = next((c for c in self._idle if c.reads == reads), None)
+                if child is not None:
+                    self._idle.remove(child)
+                spare = (
+                    self._idle.pop(0) if child is None and len(self._idle) >= self._most else None
+                )
+            if spare is not None:
+                spare.close()
             try:
-                results, child = self._verify(requests, time_limit_s, child)
+                results, child = self._verify(requests, time_limit_s, child, reads)
             finally:
                 if child is not None:
                     with self._lock:
@@ -152,7 +163,11 @@ class VerificationSession:
         return results
 
     def _verify(
-        self, requests: Sequence[VerifyRequest], time_limit_s: float, child: _Child | None
+        self,
+        requests: Sequence[VerifyRequest],
+        time_limit_s: float,
+        child: _Child | None,
+        reads: tuple[str, ...],
     ) -> tuple[list[VerifyResult], _Child | None]:
         """The results, and the child to keep (None when it is gone or was never needed)."""
         if not requests:
@@ -171,7 +186,7 @@ class VerificationSession:
                 results.append(cached)
                 continue
             try:
-                problem, child = self._ready_child(child)
+                problem, child = self._ready_child(child, reads)
                 if problem is not None:
                     results += [plain_result(r, *problem) for r in requests[index:]]
                     break
@@ -188,8 +203,11 @@ class VerificationSession:
                     waiting.set()
         return results, child
 
-    def _ready_child(self, child: _Child | None) -> tuple[tuple[Status, str] | None, _Child | None]:
-        """A child ready for a request (this one, or a new one), or why there is none."""
+    def _ready_child(
+        self, child: _Child | None, reads: tuple[str, ...]
+    ) -> tuple[tuple[Status, str] | None, _Child | None]:
+        """A child ready for a request (this one, or a new one that may read `reads`), or why
+        there is none."""
         if self._killed:
             return ("unverifiable", "not verified: the run was interrupted"), None
         if self._budget_s - self._spent_s <= 0:
@@ -201,7 +219,7 @@ class VerificationSession:
         if child is not None:
             return None, child
         try:
-            child = _Child(self.executable)
+            child = _Child(self.executable, reads)
         except OSError as exc:
             return ("unverifiable", f"cannot start the verification child: {exc}"), None
         with self._lock:
@@ -286,9 +304,11 @@ def _passed_to_child(name: str) -> bool:
     return name in _CHILD_ENV_NAMES or name.startswith(_CHILD_ENV_PREFIXES)
 
 
-def child_environment(home: str) -> dict[str, str]:
-    """The scrubbed environment of the verification child, with `home` as HOME and TMPDIR."""
+def child_environment(home: str, reads: Sequence[str] = ()) -> dict[str, str]:
+    """The scrubbed environment of the verification child, with `home` as HOME and TMPDIR, and
+    the project folders it may read (`reads`, for its Landlock fence)."""
     env = {name: value for name, value in os.environ.items() if _passed_to_child(name)}
+    env[READS_NAME] = json.dumps(list(reads))
     env.update(HOME=home, TMPDIR=home, TEMP=home, TMP=home)
     env["JAX_PLATFORMS"] = "cpu"
     env["PYTHONUNBUFFERED"] = "1"
@@ -298,6 +318,27 @@ def child_environment(home: str) -> dict[str, str]:
 
 
 SANDBOX_NAME = "JAXLINT_VERIFY_SANDBOX"
+_PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+
+
+def read_roots(path: str) -> tuple[str, ...]:
+    """The folders the child verifying the module at `path` may read, beside the Python
+    installation and the system: the module's project (the nearest folder above it holding
+    pyproject.toml, setup.py, setup.cfg or .git), and any folder its imports need outside it.
+    Without a project, the folders its imports need (its package root's parent, or its own)."""
+    from jaxlint.verify.namespace import package_context  # here: the launcher imports runner
+
+    folder = os.path.dirname(os.path.abspath(path))
+    entries = [os.path.abspath(entry) for entry in package_context(path)[0]] or [folder]
+    probe = folder
+    while not any(os.path.exists(os.path.join(probe, name)) for name in _PROJECT_MARKERS):
+        if os.path.dirname(probe) == probe:
+            return tuple(sorted(set(entries)))
+        probe = os.path.dirname(probe)
+    outside = {e for e in entries if e != probe and not e.startswith(os.path.join(probe, ""))}
+    return tuple(sorted({probe, *outside}))
+
+
 CHILD_MODULE = "jaxlint.verify.child"
 _SANDBOX_POLICIES = ("auto", "require", "off")
 
@@ -355,9 +396,10 @@ def shared_session(
 class _Child:
     """A running `python -m jaxlint.verify.child`, read by a thread so reads can time out."""
 
-    def __init__(self, executable: str) -> None:
+    def __init__(self, executable: str, reads: tuple[str, ...] = ()) -> None:
         # Its own working folder (HOME and TMPDIR too): what user code writes lands there.
         self._home = tempfile.mkdtemp(prefix="jaxlint-verify-")
+        self.reads = reads  # the project folders it may read, beside Python and the system
         # User output is not read: a file, unlike a pipe, cannot fill up and block the child.
         self._stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 — closed in close()
         command = [executable, "-m", CHILD_MODULE]
@@ -374,7 +416,7 @@ class _Child:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=self._stderr,
-                env=child_environment(self._home),
+                env=child_environment(self._home, reads),
                 cwd=self._home,
                 text=True,
                 encoding="utf-8",
