@@ -22,9 +22,9 @@ def children(monkeypatch) -> list[str]:
     started: list[str] = []
     real = runner._Child
 
-    def counting(executable: str) -> runner._Child:
+    def counting(executable: str, reads: tuple[str, ...] = ()) -> runner._Child:
         started.append(executable)
-        return real(executable)
+        return real(executable, reads)
 
     monkeypatch.setattr(runner, "_Child", counting)
     return started

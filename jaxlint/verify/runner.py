@@ -138,38 +138,40 @@ class VerificationSession:
         self, requests: Sequence[VerifyRequest], *, time_limit_s: float = 60.0
     ) -> list[VerifyResult]:
         """Verify requests in order, restarting the child after a timeout or crash."""
-        reads = read_roots(requests[0].path) if requests else ()
         with self._slots:
-            with self._lock:
-                # a child reads one project: another's requests go to a child of their own
-                child = next((c for c in self._idle if c.reads == reads), None)
-                if child is not None:
-                    self._idle.remove(child)
-                spare = (
-                    self._idle.pop(0) if child is None and len(self._idle) >= self._most else None
-                )
-            if spare is not None:
-                spare.close()
+            child: _Child | None = None
             try:
-                results, child = self._verify(requests, time_limit_s, child, reads)
+                results, child = self._verify(requests, time_limit_s)
             finally:
                 if child is not None:
-                    with self._lock:
-                        self._idle.append(child)
+                    self._park(child)
         if self._listener is not None:
             with self._lock:  # one thread at a time counts and draws
                 for result in results:
                     self._listener(result)
         return results
 
+    def _take(self, reads: tuple[str, ...]) -> _Child | None:
+        """An idle child that reads `reads` (a child reads one project), or None."""
+        with self._lock:
+            child = next((c for c in self._idle if c.reads == reads), None)
+            if child is not None:
+                self._idle.remove(child)
+        return child
+
+    def _park(self, child: _Child) -> None:
+        """Keep `child` idle for later requests; the oldest idle one goes beyond `children`."""
+        with self._lock:
+            self._idle.append(child)
+            spare = self._idle.pop(0) if len(self._idle) > self._most else None
+        if spare is not None:
+            spare.close()
+
     def _verify(
-        self,
-        requests: Sequence[VerifyRequest],
-        time_limit_s: float,
-        child: _Child | None,
-        reads: tuple[str, ...],
+        self, requests: Sequence[VerifyRequest], time_limit_s: float
     ) -> tuple[list[VerifyResult], _Child | None]:
         """The results, and the child to keep (None when it is gone or was never needed)."""
+        child: _Child | None = None
         if not requests:
             return [], child
         with self._lock:
@@ -186,7 +188,11 @@ class VerificationSession:
                 results.append(cached)
                 continue
             try:
-                problem, child = self._ready_child(child, reads)
+                reads = read_roots(request.path)
+                if child is not None and child.reads != reads:
+                    self._park(child)
+                    child = None
+                problem, child = self._ready_child(child or self._take(reads), reads)
                 if problem is not None:
                     results += [plain_result(r, *problem) for r in requests[index:]]
                     break
