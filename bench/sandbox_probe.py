@@ -26,7 +26,11 @@ from tests import test_sandbox as hostile  # noqa: E402
 
 def main() -> int:
     features = hostile.sandbox_features()
-    print("fences:", json.dumps(features))
+    if sandbox_policy() == "off":  # what the child gets then: the launcher without namespaces
+        launcher = [sys.executable, "-m", "jaxlint.verify.sandbox", "--no-namespaces"]
+        probe = "from jaxlint.verify.child import _sandbox_features as f; print(json.dumps(f()))"
+        features = hostile._probed([*launcher, sys.executable], probe)
+    print(f"policy {sandbox_policy()}, fences:", json.dumps(features))
     landlock = hostile.confine_writes_supported()
     print("landlock writes:", landlock)
     probes = {
@@ -50,6 +54,7 @@ def main() -> int:
         os.utime(outside, (1_000_000_000, 1_000_000_000))
         before = outside.stat()
         shm = Path("/dev/shm") / "jaxlint-probe"
+        shm.unlink(missing_ok=True)  # left by an earlier probe without the fences
         secret = "hunter2-probe-0123456789"
         (folder / ".env").write_text(f"API_TOKEN={secret}\n")
         for label, (source, target, options) in probes.items():

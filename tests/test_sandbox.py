@@ -339,6 +339,21 @@ def test_the_child_cannot_read_the_parents_environment_through_proc(tmp_path: Pa
     assert status == "verified", reason
 
 
+@needs_namespaces
+def test_without_namespaces_root_s_child_still_cannot_read_the_parents_environment(
+    tmp_path: Path,
+) -> None:
+    """Without namespaces, jaxlint is undumpable; a child of root would still read it with
+    CAP_SYS_PTRACE, had the launcher not emptied its bounding set."""
+    secret = f"hunter2-{secrets.token_hex(8)}"
+    source = PROC_READER.replace("SECRET_MARK", "JAXLINT_TEST_SECRET=").replace(
+        "SECRET_VALUE", secret
+    )
+    environment = {"JAXLINT_TEST_SECRET": secret, SANDBOX_NAME: "off"}
+    status, reason = verify_in_a_process(tmp_path, source, "steal", environment)
+    assert status == "verified", reason
+
+
 def verify_in_a_process(
     folder: Path, source: str, target: str, environment: dict[str, str] | None = None
 ) -> tuple[str, str]:

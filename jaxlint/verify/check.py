@@ -12,7 +12,6 @@ import inspect
 import io
 import itertools
 import os
-import re
 import signal
 import sys
 import threading
@@ -52,6 +51,7 @@ from jaxlint.verify.namespace import (
     vmap_in_axes,
     x64_setting,
 )
+from jaxlint.verify.observed import TRACER_TEXT
 from jaxlint.verify.protocol import MIN_INPUT_SETS, Measurements, VerifyRequest
 from jaxlint.verify.recorded import Home, InstanceBinding, recorded_calls
 from jaxlint.verify.serialise import output_to_wire, printed_to_wire
@@ -364,9 +364,6 @@ def find_plans(
     )
 
 
-_TRACER_TEXT = re.compile(r"Tracer\b|Traced<")  # how JAX prints a tracer
-
-
 @dataclass(frozen=True)
 class Run:
     """What one call did: its output and what it printed."""
@@ -395,10 +392,10 @@ def _run(
         output, printed = _captured(target, init, call, set_index, staged=True)
         # Printed without tracers, the eager call's text is the unstaged text already: the
         # `disable_jit` run (every `lax` loop of the callees as Python, slow) is not needed.
-        if reference and _TRACER_TEXT.search(printed):
+        if reference and TRACER_TEXT.search(printed):
             with contextlib.suppress(*_SAFE_ERRORS):  # a lax.cond may take a branch jit won't
                 printed = _captured(target, init, call, set_index, staged=False)[1]
-            if target.vmapped and _TRACER_TEXT.search(printed):
+            if target.vmapped and TRACER_TEXT.search(printed):
                 with contextlib.suppress(*_SAFE_ERRORS):
                     printed = _per_element_prints(target, call, set_index)
     return Run(output, printed)

@@ -25,6 +25,7 @@ _WIRE_DTYPES = frozenset(
     ["bool", "float16", "float32", "float64", "complex64", "complex128"]
     + [f"{sign}int{bits}" for sign in ("", "u") for bits in (8, 16, 32, 64)]
 )
+TRACER_TEXT = re.compile(r"Tracer\b|Traced<")  # how JAX prints a tracer
 MAX_LEAVES = 4096
 MAX_PRINTED = 1 << 20  # characters of printed text kept for comparison
 

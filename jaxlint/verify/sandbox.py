@@ -151,7 +151,9 @@ def _become_first_process(
             features.update(pid_namespace=True, network_namespace=True, ipc_namespace=True)
             features.update(_fence_mounts(libc, os.getcwd()))
             features["process_limit"] = _limit_processes(processes)
-            features["no_capabilities"] = _drop_capabilities(libc)
+        # Without namespaces too: root's child would otherwise keep CAP_SYS_PTRACE, and with it
+        # read the environment of jaxlint, undumpable or not.
+        features["no_capabilities"] = _drop_capabilities(libc)
         os.environ[ENVIRONMENT_NAME] = json.dumps(features)
         for default in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(default, signal.SIG_DFL)

@@ -11,7 +11,6 @@ a module that knows it is verified can), but cannot declare a verdict or a count
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -25,7 +24,7 @@ from jaxlint.verify.compare import (
     same_text,
     within_noise,
 )
-from jaxlint.verify.observed import Call, Output, call_from_wire
+from jaxlint.verify.observed import TRACER_TEXT, Call, Output, call_from_wire
 from jaxlint.verify.protocol import (
     MIN_INPUT_SETS,
     ChildError,
@@ -39,7 +38,6 @@ from jaxlint.verify.words import Vocabulary
 Role = Literal["original", "rewritten", "jitted", "float64", "widened"]
 _COUNTS = ("eqns_before", "eqns_after", "eqns_total_before", "eqns_total_after")
 _SECONDS = ("compile_s_before", "compile_s_after", "run_s_before", "run_s_after")
-_TRACER_TEXT = re.compile(r"Tracer\b|Traced<")  # how JAX prints a tracer
 _BACKENDS = frozenset({"cpu", "gpu", "cuda", "rocm", "tpu", "metal", "METAL"})
 
 
@@ -404,7 +402,7 @@ class _Comparer:
                 f" {_text_size(actual.printed)} from the rewrite (printed text is compared,"
                 " never shown)"
             )
-            if _TRACER_TEXT.search(actual.printed) and not _TRACER_TEXT.search(printed):
+            if TRACER_TEXT.search(actual.printed) and not TRACER_TEXT.search(printed):
                 self.failure += "; the rewrite prints a tracer where the original prints values"
             return False
         self.passed += 1
