@@ -130,9 +130,8 @@ def main() -> int:
     except Exception as exc:  # noqa: BLE001 — a broken install is as good as a missing one
         _send(protocol_out, {"type": "jax-missing", "error": f"{type(exc).__name__}: {exc}"})
         return 0
-    from jaxlint.verify.check import Trial
     from jaxlint.verify.landlock import confine
-    from jaxlint.verify.protocol import READS_NAME, request_from_wire
+    from jaxlint.verify.protocol import READS_NAME
 
     # XLA's first compilation in a process pays one-off set-up costs: keep them out of the timings.
     jax.jit(lambda x: x + 1).lower(1.0).compile()
@@ -142,6 +141,16 @@ def main() -> int:
     reads = _readable(json.loads(projects)) if projects is not None else None
     fences.update(confine([os.getcwd(), os.devnull.rpartition("/")[0] or os.devnull], reads))
     _send(protocol_out, {"type": "ready", "jax_version": jax.__version__, "sandbox": fences})
+    _serve(protocol_in, protocol_out)
+    return 0
+
+
+def _serve(protocol_in: TextIO, protocol_out: TextIO) -> None:
+    """Answer jaxlint's ops until stdin closes: each request's `Trial` stays open from its
+    `open` to the next `open` or `close`."""
+    from jaxlint.verify.check import Trial
+    from jaxlint.verify.protocol import request_from_wire
+
     with contextlib.ExitStack() as open_trial:
         trial: Trial | None = None
         for line in protocol_in:
@@ -170,7 +179,6 @@ def main() -> int:
             sys.stdout.flush()
             sys.stderr.flush()
             _send(protocol_out, {"type": "reply", **reply})
-    return 0
 
 
 if __name__ == "__main__":
