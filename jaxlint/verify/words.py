@@ -2,12 +2,12 @@
 module already holds, and numbers.
 
 Every string the child sends back (a signature's description, an exception's class name, a
-note) passes through `Vocabulary.clean`: a word that is in neither jaxlint's own source, the
-module's source before and after the fix, its path, nor Python's and JAX's exception names is
-shown as `…`. So text the checked code made up at run time (a secret it read from a file or the
-environment, reversed or re-encoded) never reaches the report or `.jaxlint_cache`; the child
-can still choose among known words and numbers (a covert channel of a few bytes per message,
-stated in SECURITY.md).
+note) passes through `Vocabulary.clean`: a word that is in neither the source of jaxlint's
+verification, the module's source before and after the fix, its path, nor Python's and JAX's
+exception names is shown as `…`. So text the checked code made up at run time (a secret it read
+from a file or the environment, reversed or re-encoded) never reaches the report or
+`.jaxlint_cache`; the child can still choose among known words and numbers (a covert channel of
+a few bytes per message, stated in SECURITY.md).
 """
 
 from __future__ import annotations
@@ -47,11 +47,10 @@ _LIBRARY_ERRORS = [
 
 @functools.cache
 def _known_words() -> frozenset[str]:
-    """The words of jaxlint's own source (every message it composes is made of them), and the
+    """The words of verification's source (every message it composes is made of them), and the
     names of Python's builtins and of the library exceptions above."""
-    package = Path(__file__).resolve().parents[1]
     words: set[str] = set(dir(builtins)) | set(_LIBRARY_ERRORS)
-    for path in package.rglob("*.py"):
+    for path in Path(__file__).resolve().parent.glob("*.py"):
         try:
             words.update(_WORD.findall(path.read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError):
