@@ -28,11 +28,15 @@ def _staged(unit: UnitSummary) -> bool:
     return any(f.staged for f in unit.functions)
 
 
+def _staged_or_vmapped(unit: UnitSummary) -> bool:
+    return any(f.staged or f.batched_params for f in unit.functions)
+
+
 # what each prefilter was before it was sharpened: every unit holding a node of a kind the
-# rule visits (in staged code)
+# rule visits (in staged code; JAX102 in vmapped code too)
 BROAD = {
     TracedBool: lambda unit: (
-        _staged(unit)
+        _staged_or_vmapped(unit)
         and bool(
             unit.node_types
             & {"If", "While", "Assert", "IfExp", "BoolOp", "UnaryOp", "comprehension"}

@@ -194,6 +194,12 @@ class Query:
         return self.frame is not None and self.frame.info.staged
 
     @property
+    def batched(self) -> bool:
+        """True inside a function `jax.vmap` maps over: its mapped parameters, and what is
+        computed from them, are batch tracers, on which Python cannot branch either."""
+        return self.frame is not None and bool(self.frame.info.batched_params)
+
+    @property
     def only_staged(self) -> bool:
         """Does the current function run only under staging: decorated with a jit, or a lax
         body? (`g = jax.jit(f)` leaves `f` callable eagerly, with NumPy and Python semantics.)"""

@@ -210,6 +210,9 @@ class FunctionInfo:
     # params every traced call site of the module passes a tracer parameter of the caller to
     # by name (`self.transition(key, state, action)` in a gymnax `step_env`)
     passed_tracers: frozenset[str] = frozenset()
+    # params `jax.vmap` maps over where the function is vmapped (`in_axes` left out, an int, or
+    # a literal tuple's non-None positions): batch tracers inside
+    batched_params: frozenset[str] = frozenset()
     partial_bound: set[str] = field(default_factory=set)  # bound by some `partial(f, ...)`
     callers: list[FunctionInfo] = field(default_factory=list)
     constant_params: set[str] | None = None  # params every visible call site passes a literal
@@ -291,7 +294,7 @@ class FunctionInfo:
             return frozenset(plain - set(self.positional[:1]))
         if any(root.api in TRACING_JITS for root in self.roots):
             return frozenset(plain - self.static_params)
-        return self.passed_tracers
+        return self.passed_tracers | (plain & self.batched_params)
 
     def encloses_local(self, name: str) -> bool:
         """Is `name` a local of a function enclosing this one (a closure variable)?"""
@@ -1287,6 +1290,8 @@ class _IndexBuilder:
                     root = self._static_spec(keywords, info, bound=False, api=api)
                     root.node = decorator
                     info.roots.append(root)
+                elif api in VMAP_APIS:
+                    info.batched_params |= _batched(info, _in_axes(keywords, ()))
                 self._mark(info, kind, TraceReason("decorated", api))
 
         for class_info in self._class_of.values():
@@ -1350,8 +1355,11 @@ class _IndexBuilder:
             elif api in TRANSFORMS:
                 kind = TRANSFORMS[api][0]
                 for argument in _function_arguments(call, api):
-                    for target, _, inner in self._targets(argument, scope):
+                    for target, bound, inner in self._targets(argument, scope):
                         self._mark(target, max(kind, inner or kind), TraceReason("passed", api))
+                        if api in VMAP_APIS and not bound:
+                            axes = _in_axes(call.keywords, call.args[1:2])
+                            target.batched_params |= _batched(target, axes)
 
     def collect_leaf_fields(self, function: FunctionInfo) -> None:
         """The leaf fields of parameters annotated with a class of the module, and of `self`."""
@@ -1593,18 +1601,73 @@ def returns_array(function: FunctionInfo, module_imports: ImportTable) -> bool:
 
 
 def _returns_array(function: FunctionInfo, imports: ImportTable) -> bool:
-    node = function.node
-    if isinstance(node, ast.Lambda):
-        return _array_expression(node.body, imports)
-    returns: list[ast.expr | None] = []
-    for current in own_nodes(node.body):
-        if isinstance(current, (ast.Yield, ast.YieldFrom)):
-            return False
-        if isinstance(current, ast.Return):
-            returns.append(current.value)
+    returns = _returned(function)
     return bool(returns) and all(
         value is not None and _array_expression(value, imports) for value in returns
     )
+
+
+def returns_array_tuple(function: FunctionInfo, module_imports: ImportTable) -> bool:
+    """Does every `return` give a tuple display of JAX results of one length (`return
+    jnp.max(d), jnp.argmax(d)`)? Unpacked from a call with a traced argument in staged code,
+    each name is a tracer (the tuple as a whole is not: its truth is its length)."""
+    imports = imports_in(function, module_imports)
+    returns = _returned(function)
+    lengths = {len(value.elts) for value in returns if isinstance(value, ast.Tuple)}
+    if len(lengths) != 1 or not all(isinstance(value, ast.Tuple) for value in returns):
+        return False
+    assigned = _assigned(function)
+
+    def array(element: ast.expr) -> bool:  # a JAX result, or a local only ever bound to one
+        if isinstance(element, ast.Name):
+            values = assigned.get(element.id)
+            return bool(values) and all(
+                value is not None and _array_expression(value, imports) for value in values
+            )
+        return _array_expression(element, imports)
+
+    return all(
+        array(element)
+        for value in returns
+        if isinstance(value, ast.Tuple)
+        for element in value.elts
+    )
+
+
+def _assigned(function: FunctionInfo) -> dict[str, list[ast.expr | None]]:
+    """Each local name's bound values (None for a binding other than `name = value`)."""
+    found: dict[str, list[ast.expr | None]] = {}
+    if isinstance(function.node, ast.Lambda):
+        return found
+    for current in own_nodes(function.node.body):
+        if isinstance(current, ast.Assign):
+            for target in current.targets:
+                for name in ast_target_names(target):
+                    plain = isinstance(target, ast.Name)
+                    found.setdefault(name, []).append(current.value if plain else None)
+        elif isinstance(current, (ast.AugAssign, ast.AnnAssign, ast.For, ast.With, ast.NamedExpr)):
+            targets = [getattr(current, "target", None)] + [
+                item.optional_vars for item in getattr(current, "items", [])
+            ]
+            for target in targets:
+                if target is not None:
+                    for name in ast_target_names(target):
+                        found.setdefault(name, []).append(None)
+    return found
+
+
+def _returned(function: FunctionInfo) -> list[ast.expr | None]:
+    """What each `return` of the function gives (a lambda: its body); [] for a generator."""
+    node = function.node
+    if isinstance(node, ast.Lambda):
+        return [node.body]
+    returns: list[ast.expr | None] = []
+    for current in own_nodes(node.body):
+        if isinstance(current, (ast.Yield, ast.YieldFrom)):
+            return []
+        if isinstance(current, ast.Return):
+            returns.append(current.value)
+    return returns
 
 
 def _array_expression(value: ast.expr, imports: ImportTable) -> bool:
@@ -1726,6 +1789,33 @@ def _local_bindings(
 
 def _call_func(node: ast.expr) -> ast.expr:
     return node.func if isinstance(node, ast.Call) else node
+
+
+# vmaps whose `in_axes` default is 0 for every argument
+VMAP_APIS = frozenset({"jax.vmap"})
+
+
+def _in_axes(keywords: list[ast.keyword], positional: list[ast.expr]) -> object:
+    """The `in_axes` a vmap is given as a Python value: 0 when left out, _UNREADABLE when it is
+    no literal."""
+    for keyword in keywords:
+        if keyword.arg == "in_axes":
+            return _literal(keyword.value)
+    return _literal(positional[0]) if positional else 0
+
+
+def _batched(info: FunctionInfo, in_axes: object) -> frozenset[str]:
+    """The positional params `in_axes` maps over: all for an int, those at a tuple's int
+    positions; none where it is unreadable or a pytree of axes."""
+    if isinstance(in_axes, int) and not isinstance(in_axes, bool):
+        return frozenset(info.positional)
+    if isinstance(in_axes, (tuple, list)):
+        return frozenset(
+            name
+            for name, axis in zip(info.positional, in_axes, strict=False)
+            if isinstance(axis, int) and not isinstance(axis, bool)
+        )
+    return frozenset()
 
 
 def _function_arguments(call: ast.Call, api: str) -> list[ast.expr]:

@@ -3,7 +3,8 @@
 The value analysis (jaxlint.analysis.values) says what a value *may* be; rules that report an
 exception (TracerBoolConversionError, ConcretizationTypeError…) need more: that the value *is* a
 tracer whenever the code runs staged. That holds, inside a function JAX stages (jit, a lax
-body, checkpoint, or a function they call), for:
+body, checkpoint, or a function they call), or one `jax.vmap` maps over (from its mapped
+parameters only: there constructors of constants stay concrete), for:
 
 - the result of an array constructor (under staging even `jnp.ones(3)` is a tracer) and of any
   JAX operation given a value that may be traced;
@@ -11,7 +12,8 @@ body, checkpoint, or a function they call), for:
 - arithmetic, comparisons, indexing and array methods (`x.sum()`, not a user method such as
   `model.dofs()`, which may read static fields) of such values, and the elements of a loop over
   one;
-- a name any of whose bindings is one of these (on that path the code raises).
+- a name any of whose bindings is one of these (on that path the code raises), or that is
+  unpacked from a helper's tuple of JAX results called with one (`sep, idx = best(a)`).
 
 Everything else (helper parameters, unless every traced call of the module hands the helper a
 tracer parameter of its caller unchanged; attributes of pytrees, calls of user functions, values a
@@ -52,7 +54,8 @@ class Tracers:
         self._names: dict[str, bool] = {}
 
     def certain(self, expression: cst.BaseExpression) -> bool:
-        if not self.values.info.staged:
+        info = self.values.info
+        if not info.staged and not info.batched_params:
             return False
         return self._of(expression)
 
@@ -96,7 +99,9 @@ class Tracers:
                 # staged, every op's result is a tracer, even a constructor's from constants;
                 # not claimed when every argument is a static Python value (`lax.psum(1, axis)`
                 # is the axis size, a Python int; `jnp.max(x.shape)` raises a TypeError)
-                return qualified in CONSTANT_CONSTRUCTORS or any(
+                # (vmapped alone, eagerly, a constructor of constants gives a concrete array)
+                constant = qualified in CONSTANT_CONSTRUCTORS and self.values.info.staged
+                return constant or any(
                     self._of(a.value) or self.values.kind(a.value).traced for a in call.args
                 )
             if qualified in PASSING_BUILTINS:
@@ -166,6 +171,14 @@ class Tracers:
     def _binding(self, kind: str, value: cst.CSTNode) -> bool:
         if kind == "aug" and isinstance(value, cst.AugAssign):
             return self._of(value.value) or self._of(value.target)
+        if kind == "unpack" and isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+            # `sep, idx = best(a)`: a helper every `return` of which is a tuple of JAX results
+            callee = self.values.function_named(value.func.value)
+            return (
+                callee is not None
+                and any(self._of(a.value) or self.values.kind(a.value).traced for a in value.args)
+                and self.values.returns_array_tuple(callee)
+            )
         if isinstance(value, (cst.Tuple, cst.List)):
             return False  # a display: its elements were paired with the targets already
         return isinstance(value, cst.BaseExpression) and self._of(value)

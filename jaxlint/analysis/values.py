@@ -34,7 +34,7 @@ from jaxlint.analysis.jax_api import (
     is_array_api,
 )
 from jaxlint.analysis.names import ImportTable, dotted_cst, target_names
-from jaxlint.analysis.scope import FunctionInfo, returns_array
+from jaxlint.analysis.scope import FunctionInfo, returns_array, returns_array_tuple
 
 
 class Kind(IntEnum):
@@ -274,6 +274,11 @@ class FunctionValues:
         """Does `function` return a JAX operation's result on every `return` (see
         scope.returns_array)?"""
         return returns_array(function, self.module_imports)
+
+    def returns_array_tuple(self, function: FunctionInfo) -> bool:
+        """Does `function` return a tuple of JAX results on every `return` (see
+        scope.returns_array_tuple)?"""
+        return returns_array_tuple(function, self.module_imports)
 
     def is_local(self, name: str) -> bool:
         """Bound in this function (or an enclosing one) rather than at module level."""

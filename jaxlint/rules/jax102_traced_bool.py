@@ -59,9 +59,14 @@ class TracedBool(Rule):
 
     @classmethod
     def may_apply(cls, unit: UnitSummary) -> bool:
-        return any(f.staged for f in unit.functions) and bool(
+        return any(f.staged or f.batched_params for f in unit.functions) and bool(
             unit.truth_tests or unit.called & TRUTH_BUILTINS
         )
+
+    @property
+    def _traced_here(self) -> bool:
+        """Staged code, or a vmapped function (a branch on a batch tracer raises too)."""
+        return self.context.staged or self.context.batched
 
     def visit_If(self, node: cst.If) -> None:
         self._test(node.test, "if", lambda: self.context.rewrite(IfToWhere(node)))
@@ -81,7 +86,7 @@ class TracedBool(Rule):
         )
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
-        if id(node) in self._covered or not self.context.staged:
+        if id(node) in self._covered or not self._traced_here:
             return
         # `a and b` as a value converts `a` only; `b` is returned as it is
         if self._tracer(node.left, truth=True):
@@ -91,11 +96,11 @@ class TracedBool(Rule):
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if id(node) in self._covered or not isinstance(node.operator, cst.Not):
             return
-        if self.context.staged and self._tracer(node.expression, truth=True):
+        if self._traced_here and self._tracer(node.expression, truth=True):
             self._report(node, node.expression, "not")
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not self.context.staged:
+        if not self._traced_here:
             return
         builtin = self.context.resolve(node.func)
         if builtin not in TRUTH_BUILTINS or not node.args:
@@ -158,7 +163,7 @@ class TracedBool(Rule):
         keyword: str,
         fix: Callable[[], Edit | Refusal | None] | None = None,
     ) -> None:
-        if not self.context.staged:
+        if not self._traced_here:
             return
         culprit = self._culprit(test)
         if culprit is None:
