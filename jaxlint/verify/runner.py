@@ -182,13 +182,16 @@ class VerificationSession:
         results: list[VerifyResult] = []
         with self._lock:
             keys = self._cache.keys(requests) if self._cache else [None] * len(requests)
+        roots: dict[str, tuple[str, ...]] = {}  # a file's requests share its project
         for index, (request, key) in enumerate(zip(requests, keys, strict=True)):
             cached = self._cached(key, request)
             if cached is not None:
                 results.append(cached)
                 continue
             try:
-                reads = read_roots(request.path)
+                if request.path not in roots:
+                    roots[request.path] = read_roots(request.path)
+                reads = roots[request.path]
                 if child is not None and child.reads != reads:
                     self._park(child)
                     child = None
