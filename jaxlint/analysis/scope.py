@@ -1096,7 +1096,11 @@ class _IndexBuilder:
         if isinstance(expression, ast.Lambda):
             return [(self.by_node[id(expression)], False, None)]
         if isinstance(expression, ast.Name):
-            return [(f, False, None) for f in self._lookup_function(expression.id, scope)]
+            found = self._lookup_function(expression.id, scope)
+            if found:
+                return [(f, False, None) for f in found]
+            # `step = make_step(lr)` then `jax.jit(step)`: what the local is bound to
+            return self._bound_targets(expression.id, scope, depth)
         if isinstance(expression, ast.Attribute) and expression.attr in LINEN_ENTRIES:
             linen_call = self._linen_call(expression.value)
             if linen_call is not None:
@@ -1124,7 +1128,18 @@ class _IndexBuilder:
             if receiver is not None and method is not None:
                 return self._dispatched(method, receiver)
             # `self.alw(x)`: an instance held in an attribute, called
-            return self._called_instance(expression, scope)
+            called = self._called_instance(expression, scope)
+            if called or not isinstance(expression.value, ast.Name):
+                return called
+            # `self.step = make_step(lr)` in `__init__`, then `jax.jit(self.step)`
+            owner = self._class_of_receiver(expression.value.id, scope)
+            values = self._attribute_values(owner).get(expression.attr, []) if owner else []
+            return [
+                target
+                for value in values
+                if isinstance(value, ast.Call)
+                for target in self._made_by(value, None, depth + 1)
+            ]
         if isinstance(expression, ast.Call):
             api = self._resolve(dotted_ast(expression.func), scope)
             if api == "functools.partial" and expression.args:
@@ -1139,7 +1154,34 @@ class _IndexBuilder:
                     for argument in inner
                     for f, bound, inner_kind in self._targets(argument, scope, depth + 1)
                 ]
+            if api is None or not api.startswith(("jax.", "flax.", "equinox.", "optax.")):
+                return self._made_by(expression, scope, depth)
         return []
+
+    def _made_by(
+        self, call: ast.Call, scope: FunctionInfo | None, depth: int
+    ) -> list[tuple[FunctionInfo, bool, TraceKind | None]]:
+        """The functions a factory of the module returns (`make_step(lr)` returning its nested
+        `step`, `partial(step_func, lr=lr)` or a lambda): `jax.jit(make_step(lr))` traces them."""
+        found = []
+        for factory, _, _ in self._targets(call.func, scope, depth + 1):
+            for value in _returned(factory) if not isinstance(factory.node, ast.Lambda) else []:
+                if value is not None:
+                    found.extend(self._targets(value, factory, depth + 1))
+        return found
+
+    def _bound_targets(
+        self, name: str, scope: FunctionInfo | None, depth: int
+    ) -> list[tuple[FunctionInfo, bool, TraceKind | None]]:
+        """The functions a local of `scope` is bound to by a factory's call or a `partial`."""
+        if scope is None or isinstance(scope.node, ast.Lambda) or name not in scope.local_names:
+            return []
+        return [
+            target
+            for value in self._function_bindings(scope).get(name, [])
+            if isinstance(value, ast.Call)
+            for target in self._targets(value, scope, depth + 1)
+        ]
 
     def module_values(self) -> dict[str, str]:
         """What module-level names are bound to: a mutable container, or a call's result."""

@@ -9,6 +9,7 @@ parameters only: there constructors of constants stay concrete), for:
 - the result of an array constructor (under staging even `jnp.ones(3)` is a tracer) and of any
   JAX operation given a value that may be traced;
 - a parameter that is a tracer on every staged entry (`FunctionInfo.tracer_params`);
+- `sum(...)` of tracers (a generator, comprehension or display of them);
 - arithmetic, comparisons, indexing and array methods (`x.sum()`, not a user method such as
   `model.dofs()`, which may read static fields) of such values, and the elements of a loop over
   one;
@@ -106,6 +107,14 @@ class Tracers:
                 )
             if qualified in PASSING_BUILTINS:
                 return any(self._of(a.value) for a in call.args)
+            if qualified == "builtins.sum" and call.args:
+                # `sum(jnp.sum(g**2) for g in leaves)`: 0 plus tracers is a tracer
+                items = call.args[0].value
+                if isinstance(items, (cst.GeneratorExp, cst.ListComp)):
+                    return self._of(items.elt)
+                if isinstance(items, (cst.List, cst.Tuple)):
+                    return any(self._of(e.value) for e in items.elements)
+                return False
             if qualified.startswith("numpy.") and qualified not in NUMPY_STATIC_RESULTS:
                 # `np.sum(x)` calls `x.sum()`; the others raise (JAX104), or would give a tracer
                 return any(self._of(a.value) for a in call.args)

@@ -266,7 +266,8 @@ class TimingWithoutSync(Rule):
 def _returns_when_done(function: FunctionInfo, index: ModuleIndex) -> bool:
     """Does a call of this jitted function wait for its result? `eqx.filter_jit` blocks before
     returning (to raise `eqx.error_if` errors), and on CPU a computation with a host callback
-    (`jax.debug.print`) returns only when it has run."""
+    (`jax.debug.print`) returns only when it has run; not one whose callback is under a debug
+    flag (`if args.debug:`: debugging is off in the runs that are timed)."""
     if any(root.api in WAITING_JITS for root in function.roots):
         return True
     seen, pending = set(), [function]
@@ -275,7 +276,7 @@ def _returns_when_done(function: FunctionInfo, index: ModuleIndex) -> bool:
         if id(current) in seen:
             continue
         seen.add(id(current))
-        for node in ast.walk(current.node):
+        for node in _outside_debug_flags(current.node):
             if (
                 isinstance(node, ast.Call)
                 and index.imports.resolve(dotted_ast(node.func)) in CALLBACKS
@@ -284,6 +285,22 @@ def _returns_when_done(function: FunctionInfo, index: ModuleIndex) -> bool:
             if isinstance(node, ast.Name) and node.id in index.module_defs:
                 pending.append(index.module_defs[node.id])
     return False
+
+
+def _outside_debug_flags(root: ast.AST) -> list[ast.AST]:
+    """The nodes under `root` but those of `if` statements on a debug flag (`if args.debug:`,
+    `if debug_mode:`); a `verbose` flag is often on, and its prints make the call wait."""
+    found: list[ast.AST] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        if isinstance(node, ast.If) and "debug" in ast.unparse(node.test).lower():
+            stack.append(node.test)
+            stack.extend(node.orelse)
+        else:
+            stack.extend(ast.iter_child_nodes(node))
+    return found
 
 
 def _attribute_values(class_node: ast.ClassDef, name: str, index: ModuleIndex) -> list[str]:
