@@ -1,10 +1,11 @@
 """Score today's findings on the fresh sets against the hand-read verdicts.
 
 `bench/results/triage_fresh.tsv` holds one row per finding read by hand (set, path, line, code,
-verdict, reason); a later row for the same finding replaces an earlier one (a re-reading). A
-finding on a hand-labelled hazard (`bench/labels/`) is real without a row.
-This runs `jaxlint check --no-verify --output-format json` on `bench/fresh_a` and
-`bench/fresh_b` and prints the per-code table (findings, real, false, debatable, precision)
+verdict, reason), `triage_fresh_c.tsv` the same for set C (no set column); a later row for the
+same finding replaces an earlier one (a re-reading). A finding on a hand-labelled hazard
+(`bench/labels/`) is real without a row.
+This runs `jaxlint check --no-verify --output-format json` on `bench/fresh_a`, `bench/fresh_b`
+and `bench/fresh_c` and prints the per-code table (findings, real, false, debatable, precision)
 and every finding the table has no row for, to be read by hand.
 
     .venv/bin/python bench/score_fresh.py [--python-path DIR]
@@ -22,7 +23,7 @@ from collections import Counter
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
-SETS = ("fresh_a", "fresh_b")
+SETS = ("fresh_a", "fresh_b", "fresh_c")
 VERDICTS = ("real", "false", "debatable")
 
 
@@ -35,9 +36,11 @@ def verdicts() -> dict[tuple[str, str, int, str], str]:
             with open(BENCH / "labels" / f"{name}{suffix}.tsv", encoding="utf-8") as labels:
                 for row in csv.DictReader(labels, delimiter="\t"):
                     found[name, row["path"], int(row["line"]), row["code"]] = verdict
-    with open(BENCH / "results" / "triage_fresh.tsv", encoding="utf-8") as table:
-        for row in csv.DictReader(table, delimiter="\t"):
-            found[row["set"], row["path"], int(row["line"]), row["code"]] = row["verdict"]
+    for table_name in ("triage_fresh.tsv", "triage_fresh_c.tsv"):
+        with open(BENCH / "results" / table_name, encoding="utf-8") as table:
+            for row in csv.DictReader(table, delimiter="\t"):
+                name = row.get("set") or "fresh_c"
+                found[name, row["path"], int(row["line"]), row["code"]] = row["verdict"]
     return found
 
 
