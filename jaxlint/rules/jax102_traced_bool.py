@@ -56,6 +56,7 @@ class TracedBool(Rule):
     def __init__(self, context: UnitContext) -> None:
         super().__init__(context)
         self._covered: set[int] = set()  # bool operations inside a test already reported
+        self._after_raise: set[int] = set()  # `elif`s after a reported test: tracing stops there
 
     @classmethod
     def may_apply(cls, unit: UnitSummary) -> bool:
@@ -69,7 +70,12 @@ class TracedBool(Rule):
         return self.context.staged or self.context.batched
 
     def visit_If(self, node: cst.If) -> None:
-        self._test(node.test, "if", lambda: self.context.rewrite(IfToWhere(node)))
+        if id(node) in self._after_raise:
+            reported = True  # an `elif` after a test that raises while tracing: never reached
+        else:
+            reported = self._test(node.test, "if", lambda: self.context.rewrite(IfToWhere(node)))
+        if reported and isinstance(node.orelse, cst.If):
+            self._after_raise.add(id(node.orelse))
 
     def visit_While(self, node: cst.While) -> None:
         self._test(node.test, "while", lambda: self.context.rewrite(WhileToWhileLoop(node)))
@@ -162,14 +168,15 @@ class TracedBool(Rule):
         test: cst.BaseExpression,
         keyword: str,
         fix: Callable[[], Edit | Refusal | None] | None = None,
-    ) -> None:
+    ) -> bool:
+        """Report the test if Python asks a tracer for its truth there; was it reported?"""
         if not self._traced_here:
-            return
+            return False
         culprit = self._culprit(test)
         if culprit is None:
-            return
+            return False
         self._cover(test)
-        self._report(test, culprit, keyword, fix=fix() if fix is not None else None)
+        return self._report(test, culprit, keyword, fix=fix() if fix is not None else None)
 
     def _culprit(self, test: cst.BaseExpression) -> cst.BaseExpression | None:
         """The part of a test whose truth value Python asks for and that is a tracer."""
@@ -200,9 +207,9 @@ class TracedBool(Rule):
         culprit: cst.BaseExpression,
         where: str,
         fix: Edit | Refusal | None = None,
-    ) -> None:
+    ) -> bool:
         if self.context.maybe_unstaged_branch(node):
-            return
+            return False
         described = where.removeprefix("builtins.")
         described = f"`{described}()`" if where.startswith("builtins.") else f"`{described}`"
         if where == "conditional expression":
@@ -217,6 +224,7 @@ class TracedBool(Rule):
             f"while JAX traces, and raises {ERROR}; {ADVICE[where]}",
             fix=fix,
         )
+        return True
 
 
 def _repeatable(operand: cst.BaseExpression) -> bool:
