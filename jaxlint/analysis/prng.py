@@ -1160,6 +1160,8 @@ class _Walker:
             kind = f"`{dotted_ast(frame.node.func)}` over the tree's leaves"  # type: ignore[attr-defined]  # a tree_map call
         if self.imports.resolve(dotted_ast(call.func)) == FOLD_IN:
             place = f"jax.random.fold_in({place}, {ast.unparse(call.args[1])})"
+        if self._in_test() and _over_cases(frame.node):
+            return  # a test running each case (a class, a config) on the same inputs, on purpose
         self.flow.reported.add(obj)
         seed = _is_seed(place)
         per_iteration = sum(1 for event in frame.events if event[1] == obj)
@@ -1714,7 +1716,8 @@ class _Walker:
         return not both_random and self._in_test()
 
     def _in_test(self) -> bool:
-        """Test code: a `test_*` function, a `Test*` class, a module importing a test framework."""
+        """Test code: a `test_*` function, a `Test*` class, a module importing a test framework
+        or in a package named `tests`/`test` (`generax.tests.flow_tests`)."""
         scope = self.function
         while scope is not None:
             owner = scope.class_info.node.name if scope.class_info is not None else ""
@@ -1724,6 +1727,9 @@ class _Walker:
         return self.flow.index.memoized("prng-test-module", self._imports_test_framework)
 
     def _imports_test_framework(self) -> bool:
+        package = self.flow.index.imports.package or ""
+        if {"tests", "test"} & set(package.split(".")):
+            return True
         targets = self.flow.index.imports.aliases.values()
         return any(t == f or t.startswith(f + ".") for t in targets for f in TEST_FRAMEWORKS)
 
@@ -2588,6 +2594,22 @@ def _names_read(scope: ast.AST) -> set[str]:
             read.add(node.id)
         pending += ast.iter_child_nodes(node)
     return read
+
+
+def _over_cases(loop: ast.AST) -> bool:
+    """A `for` over a collection of cases (`for flow in layer_classes`, `enumerate(configs)`),
+    not over numbers (`range`, `arange`, `linspace`) or a count of steps."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return False
+    iterable = loop.iter
+    while isinstance(iterable, ast.Call) and dotted_ast(iterable.func) in ("enumerate", "zip"):
+        if not iterable.args:
+            return False
+        iterable = iterable.args[0]
+    if isinstance(iterable, ast.Call):
+        last = (dotted_ast(iterable.func) or "").rpartition(".")[2]
+        return last not in ("range", "arange", "linspace", "split", "trange", "tqdm")
+    return isinstance(iterable, (ast.Name, ast.Attribute, ast.List, ast.Tuple))
 
 
 def _loop_kind(node: ast.AST) -> str:
