@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import functools
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -10,8 +11,8 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jaxlint.analysis.cst_walk import walk
-from jaxlint.analysis.jax_api import TraceKind
-from jaxlint.analysis.names import ImportTable, dotted_cst
+from jaxlint.analysis.jax_api import CONSTANT_CONSTRUCTORS, TraceKind
+from jaxlint.analysis.names import ImportTable, dotted_ast, dotted_cst
 from jaxlint.analysis.scope import FunctionInfo, ModuleIndex, imports_in
 from jaxlint.analysis.tracers import Tracers
 from jaxlint.analysis.values import FunctionValues, Kind
@@ -164,6 +165,32 @@ class Query:
         if function is not None and function.defining_function(head) is not None:
             return None
         return imports_in(function, self.index.imports).resolve(dotted)
+
+    def helper_does_traced_work(self, call: cst.Call) -> bool:
+        """Does `call` run a `def` of this function or the module (called by bare name) whose
+        body calls a JAX operation (not a constant constructor) or reads a name that is traced
+        here (`_one(i)` returning `X[jnp.argmin(dists[:, i])]`)? One level deep."""
+        if self.frame is None or not isinstance(call.func, cst.Name):
+            return False
+        helper = self.frame.values.function_named(call.func.value)
+        if helper is None or isinstance(helper.node, ast.Lambda):
+            return False
+        resolver = imports_in(helper, self.index.imports)
+        own = helper.local_names | set(helper.params)
+        for node in ast.walk(helper.node):
+            if isinstance(node, ast.Call):
+                called = resolver.resolve(dotted_ast(node.func) or "") or ""
+                if called.startswith("jax.") and called not in CONSTANT_CONSTRUCTORS:
+                    return True
+            elif (
+                helper.parent is not None  # a closure: its free names are this function's
+                and isinstance(node, ast.Name)
+                and isinstance(node.ctx, ast.Load)
+                and node.id not in own
+                and self.kind(cst.Name(node.id)).traced
+            ):
+                return True
+        return False
 
     def kind(self, expression: cst.BaseExpression) -> Kind:
         """The kind of value an expression holds in the current function."""

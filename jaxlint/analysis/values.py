@@ -869,6 +869,13 @@ class _Evaluator:
             return Kind.SHAPE if simple else Kind.SHAPE_TUPLE
         if base == Kind.CONTAINER:
             return Kind.TRACED
+        if base == Kind.STATIC and any(
+            isinstance(element.slice, cst.Index) and self.kind(element.slice.value) == Kind.ARRAY
+            for element in node.slice
+        ):
+            # `self.locations[bmu_index]`: only a JAX array takes a traced index (a list, dict
+            # or NumPy array raises), and what it gathers is traced
+            return Kind.ARRAY
         return base
 
     def _BinaryOperation(self, node: cst.BinaryOperation) -> Kind:

@@ -197,7 +197,9 @@ class _TracedWork(cst.CSTVisitor):
             elif isinstance(node, cst.Call):
                 callee = self.context.resolve(node.func) or ""
                 # a constant constructor counts only through traced arguments (its Names)
-                self.found = callee.startswith("jax.") and callee not in CONSTANT_CONSTRUCTORS
+                self.found = (
+                    callee.startswith("jax.") and callee not in CONSTANT_CONSTRUCTORS
+                ) or self.context.helper_does_traced_work(node)
         return not self.concretized
 
     def _concretizes(self, call: cst.Call) -> bool:
