@@ -1868,6 +1868,18 @@ class _Walker:
         if body is None and len(node.args) > position:
             body = node.args[position]
         function = None
+        partial = self._partial_body(body)
+        bound = 0  # leading parameters the partial binds by position
+        if partial is not None:
+            bound_values = [*partial.args[1:], *(k.value for k in partial.keywords)]
+            if any(
+                not isinstance(v, (ast.Name, ast.Attribute, ast.Constant))
+                or self._is_key(v, self.lookup(state, _place(v) or ""))
+                for v in bound_values
+            ):
+                return  # a key bound into the body (or a value made there): not followed
+            body = partial.args[0]
+            bound = len(partial.args) - 1
         if isinstance(body, ast.Name):
             callee = self._callee(body, "")
             function = callee[0] if callee else None
@@ -1875,6 +1887,10 @@ class _Walker:
             return self._loop_lambda(body, node, state)
         if function is None or not isinstance(function.node.body, list):
             return
+        keywords = {k.arg for k in partial.keywords} if partial is not None else set()
+        # the body's own parameters, as the loop calls it: `partial(env_step, env=env)` leaves
+        # `(carry, x)`
+        called_with = [p for p in function.params[bound:] if p not in keywords]
         frame = _Loop(len(self.loops) + 1 + self._base_level(), node, closure=True)
         imports = imports_in(function, self.flow.index.imports)
         walker = _Walker(self.flow, function, imports, [frame])
@@ -1889,17 +1905,43 @@ class _Walker:
         walker.run(function.node.body, params, inner)
         self._repeats(frame, inner, state)
         if kind != "map":
-            self._frozen_carry(walker, function, kind, frame)
+            self._frozen_carry(walker, called_with, kind, frame)
         if kind == "scan":
-            self._initial_carry(walker, function, node, state)
+            self._initial_carry(walker, called_with, node, state)
+
+    def _partial_body(self, body: ast.expr | None) -> ast.Call | None:
+        """`partial(f, ...)` given as a loop body, written in place or bound to a local once
+        (`_env_step = partial(env_step, env=env)` then `lax.scan(_env_step, ...)`)."""
+        if isinstance(body, ast.Name):
+            scope = self.function  # the function binding the name: this one or an enclosing one
+            while scope is not None and body.id not in scope.local_names | set(scope.local_defs):
+                scope = scope.parent
+            if scope is None or body.id in scope.local_defs:
+                return None
+            values = [
+                n.value
+                for n in own_nodes(scope.node.body)  # type: ignore[arg-type]
+                if isinstance(n, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == body.id for t in n.targets)
+            ]
+            body = values[0] if len(values) == 1 else None
+        if (
+            isinstance(body, ast.Call)
+            and self.imports.resolve(dotted_ast(body.func)) == "functools.partial"
+            and body.args
+            and isinstance(body.args[0], ast.Name)
+            and not any(isinstance(a, ast.Starred) for a in body.args)
+            and all(k.arg is not None for k in body.keywords)
+        ):
+            return body
+        return None
 
     def _initial_carry(
-        self, walker: _Walker, function: FunctionInfo, node: ast.Call, state: _State
+        self, walker: _Walker, params: list[str], node: ast.Call, state: _State
     ) -> None:
         """A `lax.scan` body that consumes (part of) its carry on every path consumes, on its
         first step, the carry the call hands in (`lax.scan(step, (emb, key), xs)` with `step`
         splitting `carry[1]`): a key already drawn from is reused there."""
-        params = list(function.params)
         init = next((k.value for k in node.keywords if k.arg == "init"), None)
         if init is None and len(node.args) > 1:
             init = node.args[1]
@@ -2006,11 +2048,8 @@ class _Walker:
         walker.expr(body.body, inner)
         self._repeats(frame, inner, state)
 
-    def _frozen_carry(
-        self, walker: _Walker, function: FunctionInfo, kind: str, frame: _Loop
-    ) -> None:
+    def _frozen_carry(self, walker: _Walker, params: list[str], kind: str, frame: _Loop) -> None:
         """A key in the carry consumed in the body and returned unchanged."""
-        params = list(function.params)
         carry_position = {"scan": 0, "fori": 1, "while": 0}[kind]
         if len(params) <= carry_position or not walker.returns:
             return
