@@ -1384,12 +1384,21 @@ class _IndexBuilder:
                         self.aliases[target.id] = [f for f, _, _ in targets]
 
         for scope, call, api in self.resolved_calls():
+            keywords = call.keywords
+            if api is None and isinstance(call.func, ast.Call):
+                # `functools.partial(jax.jit, static_argnums=(0,))(f)`: the jit, its keywords
+                maker = call.func
+                if self._resolve(dotted_ast(maker.func), scope) == "functools.partial" and (
+                    maker.args and not any(isinstance(a, ast.Starred) for a in maker.args[1:])
+                ):
+                    api = self._resolve(dotted_ast(maker.args[0]), scope)
+                    keywords = [*maker.keywords, *call.keywords]
             if api is None:
                 continue
             if api in JIT_APIS or api in self.jit_decorators:
                 for argument in _function_arguments(call, api):
                     for target, bound, inner in self._targets(argument, scope):
-                        root = self._static_spec(call.keywords, target, bound, api)
+                        root = self._static_spec(keywords, target, bound, api)
                         root.via, root.node = "call", call
                         target.roots.append(root)
                         kind = max(TraceKind.ABSTRACT, inner or 0)
@@ -1400,7 +1409,7 @@ class _IndexBuilder:
                     for target, bound, inner in self._targets(argument, scope):
                         self._mark(target, max(kind, inner or kind), TraceReason("passed", api))
                         if api in VMAP_APIS and not bound:
-                            axes = _in_axes(call.keywords, call.args[1:2])
+                            axes = _in_axes(keywords, call.args[1:2])
                             target.batched_params |= _batched(target, axes)
 
     def collect_leaf_fields(self, function: FunctionInfo) -> None:

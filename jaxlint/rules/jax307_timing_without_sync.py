@@ -136,7 +136,9 @@ class TimingWithoutSync(Rule):
             region = statements[start + 1 : stop]
             # the clock stops right after JAX work and nothing else that might wait for it:
             # a user function or method in between may sync (a solver reading its residual)
-            if not region or not self._only_work(region[-1]) or any(self._syncs(s) for s in region):
+            if not region or not self._ends_in_work(region[-1]):
+                continue
+            if any(self._syncs(s) for s in region):
                 continue
             work = [region[-1]]
             self.report(
@@ -188,6 +190,23 @@ class TimingWithoutSync(Rule):
     def _work(self, node: cst.CSTNode) -> bool:
         """Does it call a jitted function of this module or a JAX operation?"""
         return any(isinstance(c, cst.Call) and self._is_work(c) for c in _walk(node))
+
+    def _ends_in_work(self, statement: cst.BaseStatement) -> bool:
+        """Is the statement JAX work and nothing that may wait for it, or an `if` with an `else`
+        each branch of which ends so (`if ...: data.shuffle(); p = step(p, b) else: p =
+        step(p, d)`: whichever runs, the clock stops right after a dispatch)?"""
+        if isinstance(statement, cst.If):
+            orelse = statement.orelse
+            if orelse is None:
+                return False
+            body = statement.body
+            if not isinstance(body, cst.IndentedBlock) or not self._ends_in_work(body.body[-1]):
+                return False
+            if isinstance(orelse, cst.If):
+                return self._ends_in_work(orelse)
+            other = orelse.body
+            return isinstance(other, cst.IndentedBlock) and self._ends_in_work(other.body[-1])
+        return self._only_work(statement)
 
     def _only_work(self, node: cst.CSTNode) -> bool:
         """JAX work, and no call that might wait for it (only loop helpers besides)."""
@@ -319,10 +338,14 @@ def _attribute_values(class_node: ast.ClassDef, name: str, index: ModuleIndex) -
             for t in targets
         ):
             value = node.value
-            called = (
-                index.imports.resolve(dotted_ast(value.func)) if isinstance(value, ast.Call) else ""
-            )
-            found.append(called or "")
+            called = ""
+            if isinstance(value, ast.Call):
+                func = value.func
+                if isinstance(func, ast.Call) and func.args:  # `partial(jax.jit, ...)(f)`
+                    made_by = index.imports.resolve(dotted_ast(func.func))
+                    func = func.args[0] if made_by == "functools.partial" else func
+                called = index.imports.resolve(dotted_ast(func)) or ""
+            found.append(called)
     return found
 
 
