@@ -230,3 +230,19 @@ def test_a_key_stored_once_on_an_object_repeats_its_draws_and_an_advanced_one_do
     once = state.perturb(1.0)
     twice = once.perturb(1.0)
     assert not jnp.array_equal(once.position - state.position, twice.position - once.position)
+
+
+def test_a_default_key_draws_the_same_numbers_on_every_call() -> None:
+    """jax502_default_keys.py: each helper whose key default is reported draws the same numbers
+    on every call that leaves the key out; JAX's checker, which follows typed keys
+    (`jax.random.key`, not the raw `PRNGKey` arrays), raises on the second draw."""
+    with jax.debug_key_reuse(True):  # the defaults are made as the module loads
+        module = _load(FIXTURES / "rules" / "jax502_default_keys.py")
+    for helper, size in (
+        (module._randu, (3,)),
+        (module._randn, (3,)),
+        (module._bootstrap_indices, 3),
+    ):
+        assert _all_equal([helper(size), helper(size)])
+    with pytest.raises(jax.errors.KeyReuseError):
+        _run(module._resample_means, jnp.arange(5.0))

@@ -317,6 +317,82 @@ class KeyFlow:
                 self.consumed_params(function)
         for class_info in self.index.classes.values():
             self._frozen_attribute_keys(class_info)
+        if "def " in text and ("PRNGKey(" in text or "key(" in text):
+            for function in self.index.functions:
+                self._default_keys(function)
+
+    def _default_keys(self, function: FunctionInfo) -> None:
+        """A key made as a parameter's default (`def randu(shape, key=PRNGKey(randint(1, 5)))`)
+        is made once, when the `def` runs: every call that leaves the key out draws the same
+        numbers. Reported where the function consumes the key and the default is meant to vary
+        (its seed comes from Python's or NumPy's randomness or the clock) or a call in the module
+        leaves it out; a default no call relies on is a harmless fallback."""
+        node = function.node
+        if isinstance(node, ast.Lambda):
+            return
+        arguments = node.args
+        positional = [*arguments.posonlyargs, *arguments.args]
+        with_defaults = positional[len(positional) - len(arguments.defaults) :]
+        pairs = list(zip(with_defaults, arguments.defaults, strict=True))
+        pairs += [
+            (a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True) if d
+        ]
+        imports = self.index.imports
+        for argument, default in pairs:
+            if not (
+                isinstance(default, ast.Call)
+                and _public(imports.resolve(dotted_ast(default.func)) or "")
+                in ("jax.random.PRNGKey", "jax.random.key")
+            ):
+                continue
+            name = argument.arg
+            if name not in self.consumed_params(function):
+                continue
+            varying = any(
+                isinstance(c, ast.Call)
+                and (imports.resolve(dotted_ast(c.func)) or "").startswith(
+                    ("random.", "numpy.random.", "time.")
+                )
+                for c in walk_ast(default)
+            )
+            position = positional.index(argument) if argument in positional else None
+            if not varying and not self._called_without(function, name, position):
+                continue
+            consumer = _first_draw(function, name, imports)
+            self.add(
+                KeyFinding(
+                    "JAX502",
+                    consumer[0] if consumer else default,
+                    consumer[1] if consumer else None,
+                    f"the default of `{name}` (line {default.lineno}) is made once, when "
+                    f"`{function.name}` is defined"
+                    + (", from a seed drawn then" if varying else "")
+                    + f": every call that leaves `{name}` out draws the same random numbers; "
+                    f"default to None and require a key (or pass one at every call)",
+                )
+            )
+
+    def _called_without(self, function: FunctionInfo, name: str, position: int | None) -> bool:
+        """Does a call of the module's `function` (by its name) leave the parameter out?"""
+        if function.parent is not None or function.class_info is not None:
+            return False  # a method or a nested function: its calls are not followed here
+        for call in walk_ast(self.index.tree):
+            if not (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Name)
+                and call.func.id == function.name
+            ):
+                continue
+            if any(isinstance(a, ast.Starred) for a in call.args) or any(
+                k.arg is None for k in call.keywords
+            ):
+                continue
+            given = any(k.arg == name for k in call.keywords) or (
+                position is not None and len(call.args) > position
+            )
+            if not given:
+                return True
+        return False
 
     def _frozen_attribute_keys(self, class_info: ClassInfo) -> None:
         """A key the constructor stores on the object (`self.rng = jax.random.PRNGKey(0)`)
@@ -2633,6 +2709,24 @@ def _names_read(scope: ast.AST) -> set[str]:
             read.add(node.id)
         pending += ast.iter_child_nodes(node)
     return read
+
+
+def _first_draw(
+    function: FunctionInfo, name: str, imports: ImportTable
+) -> tuple[ast.Call, ast.expr] | None:
+    """The first `jax.random` call of the function drawing from the parameter `name`, and the
+    key argument there."""
+    for node in walk_ast(function.node):
+        if not isinstance(node, ast.Call):
+            continue
+        qualified = _public(imports.resolve(dotted_ast(node.func)) or "")
+        if not qualified.startswith(RANDOM) or qualified in NOT_CONSUMING:
+            continue
+        key = next((k.value for k in node.keywords if k.arg == "key"), None)
+        key = key if key is not None else (node.args[0] if node.args else None)
+        if isinstance(key, ast.Name) and key.id == name:
+            return node, key
+    return None
 
 
 def _over_cases(loop: ast.AST) -> bool:

@@ -17,6 +17,11 @@ class PrngKeyInLoop(KeyFindingRule):
     summary = "a PRNG key unchanged across loop iterations: every iteration draws the same numbers"
 
     def fix(self, call: cst.Call, finding: KeyFinding) -> Edit | Refusal:
+        if finding.loop is None:
+            return Refusal(
+                "the key is fixed where it is made (a default, an attribute set once): which "
+                "key each call should draw from is yours to choose"
+            )
         if finding.key is None:
             return Refusal(
                 "make the key once before the loop and fold in the loop index: where the seed "
