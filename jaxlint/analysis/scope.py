@@ -1088,16 +1088,23 @@ class _IndexBuilder:
         return class_info.all_methods().get("__call__")
 
     def _targets(
-        self, expression: ast.AST | None, scope: FunctionInfo | None, depth: int = 0
+        self,
+        expression: ast.AST | None,
+        scope: FunctionInfo | None,
+        depth: int = 0,
+        *,
+        staged: bool = False,
     ) -> list[tuple[FunctionInfo, bool, TraceKind | None]]:
-        """Functions a callable denotes: (info, is it a bound method, inner transform kind)."""
+        """Functions a callable denotes: (info, is it a bound method, inner transform kind).
+        With `staged` (it is handed to a jit or a transform), also what a factory of the
+        module returns and what a local or `self` attribute is bound to by one."""
         if expression is None or depth > 6:
             return []
         if isinstance(expression, ast.Lambda):
             return [(self.by_node[id(expression)], False, None)]
         if isinstance(expression, ast.Name):
             found = self._lookup_function(expression.id, scope)
-            if found:
+            if found or not staged:
                 return [(f, False, None) for f in found]
             # `step = make_step(lr)` then `jax.jit(step)`: what the local is bound to
             return self._bound_targets(expression.id, scope, depth)
@@ -1129,7 +1136,7 @@ class _IndexBuilder:
                 return self._dispatched(method, receiver)
             # `self.alw(x)`: an instance held in an attribute, called
             called = self._called_instance(expression, scope)
-            if called or not isinstance(expression.value, ast.Name):
+            if called or not staged or not isinstance(expression.value, ast.Name):
                 return called
             # `self.step = make_step(lr)` in `__init__`, then `jax.jit(self.step)`
             owner = self._class_of_receiver(expression.value.id, scope)
@@ -1143,18 +1150,22 @@ class _IndexBuilder:
         if isinstance(expression, ast.Call):
             api = self._resolve(dotted_ast(expression.func), scope)
             if api == "functools.partial" and expression.args:
-                return self._targets(expression.args[0], scope, depth + 1)
+                return self._targets(expression.args[0], scope, depth + 1, staged=staged)
             if api in PASS_THROUGH_WRAPPERS and expression.args:
-                return self._targets(expression.args[0], scope, depth + 1)
+                return self._targets(expression.args[0], scope, depth + 1, staged=staged)
             if api in TRANSFORMS or api in JIT_APIS:
                 kind = TRANSFORMS[api][0] if api in TRANSFORMS else TraceKind.ABSTRACT
                 inner = _function_arguments(expression, api)
                 return [
                     (f, bound, max(kind, inner_kind or kind))
                     for argument in inner
-                    for f, bound, inner_kind in self._targets(argument, scope, depth + 1)
+                    for f, bound, inner_kind in self._targets(
+                        argument, scope, depth + 1, staged=True
+                    )
                 ]
-            if api is None or not api.startswith(("jax.", "flax.", "equinox.", "optax.")):
+            if staged and (
+                api is None or not api.startswith(("jax.", "flax.", "equinox.", "optax."))
+            ):
                 return self._made_by(expression, scope, depth)
         return []
 
@@ -1167,7 +1178,7 @@ class _IndexBuilder:
         for factory, _, _ in self._targets(call.func, scope, depth + 1):
             for value in _returned(factory) if not isinstance(factory.node, ast.Lambda) else []:
                 if value is not None:
-                    found.extend(self._targets(value, factory, depth + 1))
+                    found.extend(self._targets(value, factory, depth + 1, staged=True))
         return found
 
     def _bound_targets(
@@ -1180,7 +1191,7 @@ class _IndexBuilder:
             target
             for value in self._function_bindings(scope).get(name, [])
             if isinstance(value, ast.Call)
-            for target in self._targets(value, scope, depth + 1)
+            for target in self._targets(value, scope, depth + 1, staged=True)
         ]
 
     def module_values(self) -> dict[str, str]:
@@ -1397,7 +1408,7 @@ class _IndexBuilder:
                 continue
             if api in JIT_APIS or api in self.jit_decorators:
                 for argument in _function_arguments(call, api):
-                    for target, bound, inner in self._targets(argument, scope):
+                    for target, bound, inner in self._targets(argument, scope, staged=True):
                         root = self._static_spec(keywords, target, bound, api)
                         root.via, root.node = "call", call
                         target.roots.append(root)
@@ -1406,7 +1417,7 @@ class _IndexBuilder:
             elif api in TRANSFORMS:
                 kind = TRANSFORMS[api][0]
                 for argument in _function_arguments(call, api):
-                    for target, bound, inner in self._targets(argument, scope):
+                    for target, bound, inner in self._targets(argument, scope, staged=True):
                         self._mark(target, max(kind, inner or kind), TraceReason("passed", api))
                         if api in VMAP_APIS and not bound:
                             axes = _in_axes(keywords, call.args[1:2])
