@@ -351,3 +351,40 @@ def test_the_prints_of_a_function_are_one_fix_unless_one_is_silenced():
     )
     (only,) = silenced.diagnostics
     assert only.fix is not None and only.fix.description.startswith("print → jax.debug.print")
+
+
+@pytest.mark.parametrize("ending", ["\n\n ", "\n\n\t\n  ", "\r"])
+def test_a_fix_keeps_the_file_s_own_whitespace_ending(ending: str) -> None:
+    """libcst gives back neither a lone `\\r` ending the file nor a blank line before a last
+    line of spaces; a fix far from the end keeps the ending byte for byte (found by the
+    mutation suite: a truncated fixture lost its blank line)."""
+    source = (
+        textwrap.dedent(
+            """\
+        import time
+
+        import jax
+
+
+        @jax.jit
+        def double(x):
+            return x * 2
+
+
+        def bench(x):
+            t0 = time.perf_counter()
+            out = double(x)
+            return out, time.perf_counter() - t0
+        """
+        ).rstrip("\n")
+        + ending
+    )
+    fixed = lint_source(source, "bench.py", Config(select=("JAX307",)), fix=True, verify=False)
+    assert fixed.fixed_source is not None
+    assert fixed.fixed_source.endswith("- t0" + ending)
+    changed = [
+        (a, b)
+        for a, b in zip(source.splitlines(), fixed.fixed_source.splitlines(), strict=True)
+        if a != b
+    ]
+    assert changed == [("    out = double(x)", "    out = jax.block_until_ready(double(x))")]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 
 import libcst as cst
@@ -39,11 +40,16 @@ def apply_edits(module: cst.Module, edits: Iterable[Edit]) -> cst.Module:
 def edited_source(module: cst.Module, edits: Iterable[Edit], source: str) -> str:
     """The text of `source` (parsed as `module`) after applying edits.
 
-    libcst drops a lone `\r` ending the file (a CRLF file cut after its last CR); it is kept,
-    so an edit changes no byte outside the lines it replaces."""
+    libcst does not give back every file's trailing whitespace: it drops a lone `\r` ending
+    the file (a CRLF file cut after its last CR) and a blank line before a last line of spaces
+    with no newline; the source's own ending is kept, so an edit changes no byte outside the
+    lines it replaces."""
     code = apply_edits(module, edits).code
-    if source.endswith("\r") and not code.endswith("\r"):
-        unedited = module.code
-        if source.startswith(unedited):
-            code += source[len(unedited) :]
+    if source[len(source.rstrip()) :] in ("", "\n"):
+        return code  # the usual ending, which libcst gives back as it was
+    unedited = module.code
+    common = os.path.commonprefix([unedited, source])
+    source_tail, unedited_tail = source[len(common) :], unedited[len(common) :]
+    if not source_tail.strip() and not unedited_tail.strip() and code.endswith(unedited_tail):
+        code = code[: len(code) - len(unedited_tail)] + source_tail
     return code
