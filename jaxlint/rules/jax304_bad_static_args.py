@@ -55,12 +55,16 @@ class BadStaticArgs(Rule):
 
     @classmethod
     def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
+        if "vmap" in text and _has_static_methods(index):
+            return True  # `jax.vmap(partial(self.move, ...))` may map a static parameter
         return any(name in text for name in _static_callables(index))
 
     @classmethod
     def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
         """A call of a module-level jitted function (or a jit alias) passing a display."""
         func = node.func  # type: ignore[attr-defined]
+        if index.imports.resolve(dotted_ast(func)) == "jax.vmap":
+            return True  # `jax.vmap(partial(self.move, ...))`: its calls may map a static one
         if not isinstance(func, ast.Name) or not _static_roots(func.id, index):
             return False
         values = [*node.args, *(k.value for k in node.keywords)]  # type: ignore[attr-defined]
@@ -74,6 +78,7 @@ class BadStaticArgs(Rule):
         return (
             cls.code in unit.host_candidates
             or (unit.traced and bool(unit.methods_called & _static_methods(unit)))
+            or (unit.traced and "jax.vmap" in unit.called)
             or any(
                 root.static_argnums or root.static_argnames or root.static_params
                 for function in unit.jitted
@@ -97,6 +102,10 @@ class BadStaticArgs(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         index = self.context.index
+        mapped = self._vmapped(node.func)
+        if mapped is not None:
+            self._check_mapped(node, *mapped)
+            return
         if isinstance(node.func, cst.Name):
             roots = [
                 (info, root, _positional(info, root))
@@ -114,6 +123,64 @@ class BadStaticArgs(Rule):
                     param = positional[number]
                 if param in static:
                     self._check_argument(argument, param, info)
+
+    def _vmapped(self, func: cst.BaseExpression) -> tuple[cst.Call, cst.BaseExpression] | None:
+        """`jax.vmap(f, ...)` called in place or through a local bound only to it: the vmap
+        call, and `f`."""
+        if isinstance(func, cst.Name):
+            bindings = self.context.reaching_values(func)
+            if len(bindings) != 1 or bindings[0][0] != "assign":
+                return None
+            func = bindings[0][1]  # type: ignore[assignment]
+        if not (isinstance(func, cst.Call) and self.context.resolve(func.func) == "jax.vmap"):
+            return None
+        if not func.args or func.args[0].keyword is not None:
+            return None
+        return func, func.args[0].value
+
+    def _check_mapped(self, call: cst.Call, vmap: cst.Call, mapped: cst.BaseExpression) -> None:
+        """A static parameter of a jitted function that `jax.vmap` maps over gets a batch
+        tracer, which jit cannot hash: `jax.vmap(partial(self.move, slippage=False),
+        in_axes=[0, None, 0])(keys, pos, directions)` with `action` static in `move`."""
+        bound: set[str] = set()
+        if isinstance(mapped, cst.Name):
+            bindings = self.context.reaching_values(mapped)
+            if len(bindings) == 1 and bindings[0][0] == "assign":
+                mapped = bindings[0][1]  # type: ignore[assignment]
+        if isinstance(mapped, cst.Call) and self.context.resolve(mapped.func) == (
+            "functools.partial"
+        ):
+            if not mapped.args or any(a.keyword is None for a in mapped.args[1:]):
+                return  # positions bound by the partial: not followed
+            bound = {a.keyword.value for a in mapped.args[1:] if a.keyword is not None}
+            mapped = mapped.args[0].value
+        if isinstance(mapped, cst.Name):
+            roots = [
+                (i, r, _positional(i, r))
+                for i, r in _static_roots(mapped.value, self.context.index)
+            ]
+        else:
+            roots = self._own_method_roots(mapped)
+        if not roots or any(a.star or a.keyword is not None for a in call.args):
+            return
+        axes = _vmap_axes(vmap, len(call.args))
+        if axes is None:
+            return
+        for info, root, positional in roots:
+            static = (root.static_params or frozenset()) - bound
+            free = [p for p in positional if p not in bound]
+            for argument, axis, param in zip(call.args, axes, free, strict=False):
+                if axis and param in static:
+                    self.report(
+                        argument.value,
+                        f"`{code_of(argument.value)}` is mapped by `jax.vmap` into `{param}`, a "
+                        f"static argument of jitted `{info.name}`: vmap passes a batch tracer, "
+                        f"which jit cannot hash, so the call raises {UNHASHABLE}; give `{param}` "
+                        "`in_axes` None, or make it a traced argument",
+                        fix=Refusal(
+                            "which of the two is meant is a design choice: change it by hand"
+                        ),
+                    )
 
     def _own_method_roots(
         self, func: cst.BaseExpression
@@ -275,6 +342,45 @@ def _static_roots(name: str, index: ModuleIndex) -> list[tuple[FunctionInfo, Jit
     for target in index.aliases.get(name, []):
         found += [(target, r) for r in target.roots if r.via == "call" and r.static_params]
     return [(i, r) for i, r in found if i.class_info is None]
+
+
+def _vmap_axes(vmap: cst.Call, count: int) -> list[bool] | None:
+    """Per positional argument of a call of `jax.vmap(f, in_axes)`: is it mapped? None when
+    `in_axes` cannot be read (a name, a pytree of axes)."""
+    axes = next((a.value for a in vmap.args if a.keyword and a.keyword.value == "in_axes"), None)
+    if axes is None and len(vmap.args) > 1 and vmap.args[1].keyword is None:
+        axes = vmap.args[1].value
+    if axes is None:
+        return [True] * count  # the default: every argument mapped over axis 0
+    if isinstance(axes, cst.Integer):
+        return [True] * count
+    if isinstance(axes, cst.Name) and axes.value == "None":
+        return [False] * count
+    if not isinstance(axes, (cst.List, cst.Tuple)) or len(axes.elements) != count:
+        return None
+    found = []
+    for element in axes.elements:
+        value = element.value
+        if isinstance(value, cst.Name) and value.value == "None":
+            found.append(False)
+        elif isinstance(value, (cst.Integer, cst.UnaryOperation)):
+            found.append(True)
+        else:
+            return None  # a pytree of axes for one argument
+    return found
+
+
+def _has_static_methods(index: ModuleIndex) -> bool:
+    """Does a class of the module jit a method with static parameters by decorator?"""
+    return index.memoized(
+        "jax304-static-methods",
+        lambda: any(
+            r.via == "decorator" and r.static_params
+            for class_info in index.classes.values()
+            for method in class_info.methods.values()
+            for r in method.roots
+        ),
+    )
 
 
 def _static_callables(index: ModuleIndex) -> frozenset[str]:
