@@ -910,23 +910,25 @@ class _Walker:
         if isinstance(node, ast.Assign):
             if len(node.targets) == 1:
                 self.targets[id(node.value)] = node.targets[0]
+            # the value first, with the names as they were (`layer = layer.init(x, key=key)`
+            # calls the method of what `layer` held)
+            value = self.expr(node.value, state)
             for target in node.targets:
                 if isinstance(target, ast.Name):
                     self.sizes.pop(target.id, None)
                     self.instances.pop(target.id, None)
                     self.initializers.pop(target.id, None)
-                    value = node.value
-                    if isinstance(value, (ast.List, ast.Tuple)):
-                        self.sizes[target.id] = len(value.elts)
-                    elif (draws := self._initializer(value)) is not None:
+                    made = node.value
+                    if isinstance(made, (ast.List, ast.Tuple)):
+                        self.sizes[target.id] = len(made.elts)
+                    elif (draws := self._initializer(made)) is not None:
                         self.initializers[target.id] = draws
                     elif (
-                        isinstance(value, ast.Call)
-                        and isinstance(value.func, ast.Name)
-                        and value.func.id in self.flow.index.classes
+                        isinstance(made, ast.Call)
+                        and isinstance(made.func, ast.Name)
+                        and made.func.id in self.flow.index.classes
                     ):
-                        self.instances[target.id] = value.func.id
-            value = self.expr(node.value, state)
+                        self.instances[target.id] = made.func.id
             for target in node.targets:
                 self.assign(target, node.value, value, state)
         elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
@@ -1526,25 +1528,27 @@ class _Walker:
         return None
 
     def _inherited_consumer(self, node: ast.Call) -> KeyConsumer | None:
-        """`self.get_key(key)` where the method comes from a base class another module of the
-        project defines (`class Sampler(JObj)` with `JObj` imported): its summary there."""
+        """`self.get_key(key)`, or `layer.data_dependent_init(x, key=key)` on an instance of a
+        class of the module (`layer = ScaledLogit(...)`), where the method comes from a base
+        class another module of the project defines (`class Sampler(JObj)` with `JObj`
+        imported): its summary there."""
         func = node.func
-        if not (
-            isinstance(func, ast.Attribute)
-            and isinstance(func.value, ast.Name)
-            and func.value.id in ("self", "cls")
-            and self.function is not None
-        ):
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
             return None
-        owner = self.function
-        while owner is not None and owner.class_info is None:
-            owner = owner.parent
-        if owner is None or owner.class_info is None:
+        receiver = func.value.id
+        if receiver in ("self", "cls") and self.function is not None:
+            owner = self.function
+            while owner is not None and owner.class_info is None:
+                owner = owner.parent
+            own_class = owner.class_info if owner is not None else None
+        elif receiver in self.instances:
+            own_class = self.flow.index.classes.get(self.instances[receiver])
+        else:
             return None
-        if func.attr in owner.class_info.all_methods():
+        if own_class is None or func.attr in own_class.all_methods():
             return None  # the module's own method (found by `_callee`)
         consumers = self.flow.index.key_consumers
-        for class_info in owner.class_info.lineage():
+        for class_info in own_class.lineage():
             for base in class_info.base_names:  # qualified where imported
                 if "." not in base:
                     continue  # a class of this module, or a builtin
