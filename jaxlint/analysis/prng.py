@@ -411,14 +411,7 @@ class KeyFlow:
             if method.name in OBJECT_CONSTRUCTORS or not method.is_method:
                 continue
             receiver = method.positional[0]
-            for node in walk_ast(method.node):
-                if not isinstance(node, ast.Call):
-                    continue
-                qualified = _public(imports.resolve(dotted_ast(node.func)) or "")
-                if not qualified.startswith(RANDOM) or qualified in NOT_CONSUMING:
-                    continue
-                key = node.args[0] if node.args else None
-                key = next((k.value for k in node.keywords if k.arg == "key"), key)
+            for node, key in _draws(method.node, imports):
                 if not (
                     isinstance(key, ast.Attribute)
                     and isinstance(key.value, ast.Name)
@@ -2715,19 +2708,24 @@ def _names_read(scope: ast.AST) -> set[str]:
     return read
 
 
-def _first_draw(
-    function: FunctionInfo, name: str, imports: ImportTable
-) -> tuple[ast.Call, ast.expr] | None:
-    """The first `jax.random` call of the function drawing from the parameter `name`, and the
-    key argument there."""
-    for node in walk_ast(function.node):
+def _draws(scope: ast.AST, imports: ImportTable) -> Iterator[tuple[ast.Call, ast.expr | None]]:
+    """Each `jax.random` call under `scope` that draws from a key, with its key argument."""
+    for node in walk_ast(scope):
         if not isinstance(node, ast.Call):
             continue
         qualified = _public(imports.resolve(dotted_ast(node.func)) or "")
         if not qualified.startswith(RANDOM) or qualified in NOT_CONSUMING:
             continue
-        key = next((k.value for k in node.keywords if k.arg == "key"), None)
-        key = key if key is not None else (node.args[0] if node.args else None)
+        key = node.args[0] if node.args else None
+        yield node, next((k.value for k in node.keywords if k.arg == "key"), key)
+
+
+def _first_draw(
+    function: FunctionInfo, name: str, imports: ImportTable
+) -> tuple[ast.Call, ast.expr] | None:
+    """The first `jax.random` call of the function drawing from the parameter `name`, and the
+    key argument there."""
+    for node, key in _draws(function.node, imports):
         if isinstance(key, ast.Name) and key.id == name:
             return node, key
     return None
