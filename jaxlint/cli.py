@@ -262,7 +262,10 @@ def _check_once(args: argparse.Namespace) -> int:
         progress = Progress(enabled=False if args.quiet else None)
         progress.start(len(found.files))
         try:
-            options = index_project(python_files, config, options, check=args.jobs == 1)
+            # one process lints: the index's parse of each file serves its check too (a pool
+            # would lint in parallel, after the index; one file is linted here either way)
+            in_process = args.jobs == 1 or len(found.files) <= 1
+            options = index_project(python_files, config, options, check=in_process)
             outcomes.extend(lint_paths(found.files, config, options, args.jobs, progress))
         finally:
             progress.clear()
