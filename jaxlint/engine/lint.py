@@ -37,6 +37,8 @@ class LintResult:
     diagnostics: list[Diagnostic]
     fixed_source: str | None = None
     findings: list[Finding] = field(default_factory=list, compare=False, repr=False)
+    # the check's index of the text, which a fix of the same text starts from
+    index: ModuleIndex | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -151,11 +153,13 @@ def analyze_module(
     config: Config,
     rules: list[type[Rule]],
     project: ProjectView | None = None,
+    index: ModuleIndex | None = None,
 ) -> tuple[AnalyzedSource, cst.Module | None]:
-    """Like `analyze`, but over one libcst tree of the whole file, so fixes can edit it."""
+    """Like `analyze`, but over one libcst tree of the whole file, so fixes can edit it.
+    `index`: the check's index of this very text (it is not parsed and indexed again)."""
     lines = split_lines(source)
     try:
-        tree = parse_python(source, path)
+        tree = index.tree if index is not None else parse_python(source, path)
         module = cst.parse_module(source)
     except (SyntaxError, ValueError) as error:
         return AnalyzedSource(
@@ -165,7 +169,8 @@ def analyze_module(
         span = Span(error.raw_line, error.raw_column + 1, error.raw_line, error.raw_column + 1)
         diagnostic = _engine_diagnostic(path, span, f"libcst cannot parse: {error.message}")
         return AnalyzedSource(source, lines, None, [], syntax_error=diagnostic), None
-    index = _index(tree, config, lines, project)
+    if index is None:
+        index = _index(tree, config, lines, project)
     findings = run_rules(module, index, config, path, 0, index.functions, rules) if rules else []
     return AnalyzedSource(source, lines, index, findings), module
 
@@ -247,7 +252,7 @@ def check_source(
         return LintResult(syntax_problems(source, path, config) if parsed is None else [])
     analyzed = analyze(source, path, config, enabled_rules(config, path), project, parsed)
     diagnostics = to_diagnostics(analyzed, path, config, fixes=fixes)
-    return LintResult(diagnostics, findings=analyzed.findings)
+    return LintResult(diagnostics, findings=analyzed.findings, index=analyzed.index)
 
 
 def to_diagnostics(

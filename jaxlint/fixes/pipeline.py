@@ -14,6 +14,7 @@ import libcst as cst
 
 from jaxlint.analysis.project import ParsedModule
 from jaxlint.analysis.project_view import ProjectView
+from jaxlint.analysis.scope import ModuleIndex
 from jaxlint.diagnostics import Diagnostic, Fix
 from jaxlint.engine import suppression
 from jaxlint.engine.config import Config
@@ -79,7 +80,14 @@ def _lint_source(
         return checked
     rules = enabled_rules(config, path)
     return fix_source(
-        source, path, config, rules, unsafe_fixes=unsafe_fixes, verify=verify, project=project
+        source,
+        path,
+        config,
+        rules,
+        unsafe_fixes=unsafe_fixes,
+        verify=verify,
+        project=project,
+        index=checked.index,
     )
 
 
@@ -92,12 +100,14 @@ def fix_source(
     unsafe_fixes: bool = False,
     verify: bool = True,
     project: ProjectView | None = None,
+    index: ModuleIndex | None = None,
 ) -> LintResult:
-    """Apply every fix that may be applied; report applied fixes and what is left."""
+    """Apply every fix that may be applied; report applied fixes and what is left. `index`:
+    a check's index of `source`, which the first analysis starts from."""
     current = source
     attempts: dict[tuple, Attempt] = {}
     applied_records: list[Diagnostic] = []
-    analyzed, module = analyze_module(current, path, config, rules, project)
+    analyzed, module = analyze_module(current, path, config, rules, project, index)
     for _ in range(MAX_ROUNDS):  # a text is analyzed once: again only after it changed
         if module is None:
             break
