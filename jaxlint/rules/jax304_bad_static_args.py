@@ -64,7 +64,8 @@ class BadStaticArgs(Rule):
         """A call of a module-level jitted function (or a jit alias) passing a display."""
         func = node.func  # type: ignore[attr-defined]
         if index.imports.resolve(dotted_ast(func)) == "jax.vmap":
-            return True  # `jax.vmap(partial(self.move, ...))`: its calls may map a static one
+            # `jax.vmap(partial(self.move, ...))`: its calls may map a static parameter
+            return _maps_a_static_callable(node, index)  # type: ignore[arg-type]
         if not isinstance(func, ast.Name) or not _static_roots(func.id, index):
             return False
         values = [*node.args, *(k.value for k in node.keywords)]  # type: ignore[attr-defined]
@@ -78,7 +79,7 @@ class BadStaticArgs(Rule):
         return (
             cls.code in unit.host_candidates
             or (unit.traced and bool(unit.methods_called & _static_methods(unit)))
-            or (unit.traced and "jax.vmap" in unit.called)
+            or (unit.traced and "jax.vmap" in unit.called and bool(_static_methods(unit)))
             or any(
                 root.static_argnums or root.static_argnames or root.static_params
                 for function in unit.jitted
@@ -368,6 +369,24 @@ def _vmap_axes(vmap: cst.Call, count: int) -> list[bool] | None:
         else:
             return None  # a pytree of axes for one argument
     return found
+
+
+def _maps_a_static_callable(vmap: ast.Call, index: ModuleIndex) -> bool:
+    """Does `jax.vmap(f, ...)` map a jitted function with static parameters: `f` (or the
+    function a `partial` binds) a static callable of the module, or `self.<method>` of a class
+    jitting a method with static parameters? A local name for `f` may be either."""
+    mapped = vmap.args[0] if vmap.args else None
+    if (
+        isinstance(mapped, ast.Call)
+        and index.imports.resolve(dotted_ast(mapped.func)) == "functools.partial"
+        and mapped.args
+    ):
+        mapped = mapped.args[0]
+    if isinstance(mapped, ast.Attribute):
+        return _has_static_methods(index)
+    return isinstance(mapped, ast.Name) and (
+        mapped.id in _static_callables(index) or _has_static_methods(index)
+    )
 
 
 def _has_static_methods(index: ModuleIndex) -> bool:
