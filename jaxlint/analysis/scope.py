@@ -1869,15 +1869,25 @@ def _in_axes(keywords: list[ast.keyword], positional: list[ast.expr]) -> object:
 def _batched(info: FunctionInfo, in_axes: object) -> frozenset[str]:
     """The positional params `in_axes` maps over: all for an int, those at a tuple's int
     positions; none where it is unreadable or a pytree of axes."""
-    if isinstance(in_axes, int) and not isinstance(in_axes, bool):
-        return frozenset(info.positional)
+    mapped = mapped_positions(in_axes, len(info.positional))
+    return frozenset(name for name, axis in zip(info.positional, mapped, strict=True) if axis)
+
+
+def mapped_positions(in_axes: object, count: int) -> list[bool | None]:
+    """For each of `count` positional arguments of a call vmapped with `in_axes` (a Python
+    value): mapped (an int axis), not (None), or unknown (None in the list: a pytree of axes,
+    a position past a short tuple, an unreadable `in_axes`)."""
+
+    def axis(value: object) -> bool | None:
+        if value is None:
+            return False
+        return True if isinstance(value, int) and not isinstance(value, bool) else None
+
     if isinstance(in_axes, (tuple, list)):
-        return frozenset(
-            name
-            for name, axis in zip(info.positional, in_axes, strict=False)
-            if isinstance(axis, int) and not isinstance(axis, bool)
-        )
-    return frozenset()
+        return [axis(value) for value in in_axes[:count]] + [None] * (count - len(in_axes))
+    if in_axes is _UNREADABLE:
+        return [None] * count
+    return [axis(in_axes)] * count
 
 
 def _function_arguments(call: ast.Call, api: str) -> list[ast.expr]:

@@ -11,7 +11,7 @@ import libcst as cst
 from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.jax_api import STATIC_PROJECTIONS
 from jaxlint.analysis.names import ImportTable, dotted_ast
-from jaxlint.analysis.scope import FunctionInfo, JitRoot, ModuleIndex
+from jaxlint.analysis.scope import FunctionInfo, JitRoot, ModuleIndex, mapped_positions
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.engine.edits import Edit, Refusal
 from jaxlint.engine.rule import Rule
@@ -347,28 +347,18 @@ def _static_roots(name: str, index: ModuleIndex) -> list[tuple[FunctionInfo, Jit
 
 def _vmap_axes(vmap: cst.Call, count: int) -> list[bool] | None:
     """Per positional argument of a call of `jax.vmap(f, in_axes)`: is it mapped? None when
-    `in_axes` cannot be read (a name, a pytree of axes)."""
+    `in_axes` cannot be read (a name, a pytree of axes) or does not fit the call."""
     axes = next((a.value for a in vmap.args if a.keyword and a.keyword.value == "in_axes"), None)
     if axes is None and len(vmap.args) > 1 and vmap.args[1].keyword is None:
         axes = vmap.args[1].value
-    if axes is None:
-        return [True] * count  # the default: every argument mapped over axis 0
-    if isinstance(axes, cst.Integer):
-        return [True] * count
-    if isinstance(axes, cst.Name) and axes.value == "None":
-        return [False] * count
-    if not isinstance(axes, (cst.List, cst.Tuple)) or len(axes.elements) != count:
+    try:
+        value = 0 if axes is None else ast.literal_eval(code_of(axes))  # 0: the default
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return None
-    found = []
-    for element in axes.elements:
-        value = element.value
-        if isinstance(value, cst.Name) and value.value == "None":
-            found.append(False)
-        elif isinstance(value, (cst.Integer, cst.UnaryOperation)):
-            found.append(True)
-        else:
-            return None  # a pytree of axes for one argument
-    return found
+    if isinstance(value, (tuple, list)) and len(value) != count:
+        return None
+    mapped = mapped_positions(value, count)
+    return None if None in mapped else [bool(m) for m in mapped]
 
 
 def _maps_a_static_callable(vmap: ast.Call, index: ModuleIndex) -> bool:
