@@ -42,6 +42,7 @@ from jaxlint.analysis.scope import (
     KeyConsumerSummary,
     ModuleIndex,
     imports_in,
+    local_bindings_of,
 )
 from jaxlint.diagnostics import Span
 
@@ -1989,14 +1990,9 @@ class _Walker:
             scope = self.function  # the function binding the name: this one or an enclosing one
             while scope is not None and body.id not in scope.local_names | set(scope.local_defs):
                 scope = scope.parent
-            if scope is None or body.id in scope.local_defs:
+            if scope is None or body.id in scope.local_defs or isinstance(scope.node, ast.Lambda):
                 return None
-            values = [
-                n.value
-                for n in own_nodes(scope.node.body)  # type: ignore[arg-type]
-                if isinstance(n, ast.Assign)
-                and any(isinstance(t, ast.Name) and t.id == body.id for t in n.targets)
-            ]
+            values = local_bindings_of(scope.node).get(body.id, [])
             body = values[0] if len(values) == 1 else None
         if (
             isinstance(body, ast.Call)

@@ -708,7 +708,7 @@ class _IndexBuilder:
         self._class_of: dict[int, ClassInfo] = {}
         self.instances: dict[str, ClassInfo] = {}  # module-level `name = LocalClass(...)`
         self._attributes_of: dict[int, dict[str, list[ast.expr]]] = {}  # `_attribute_values`
-        # id(function node) → `_local_bindings` of it, computed when a call site asks
+        # id(function node) → `local_bindings_of` it, computed when a call site asks
         self.local_bindings: dict[int, dict[str, list[ast.expr | None]]] = {}
         self.module_assigns: list[ast.Assign] = []
         # (wrapped function, its custom derivative rule): the rule is traced where `f` is
@@ -1031,7 +1031,7 @@ class _IndexBuilder:
         assert not isinstance(node, ast.Lambda)
         bindings = self.local_bindings.get(id(node))
         if bindings is None:
-            bindings = self.local_bindings[id(node)] = _local_bindings(node)
+            bindings = self.local_bindings[id(node)] = local_bindings_of(node)
         return bindings
 
     def _method_of(
@@ -1781,7 +1781,7 @@ def _holds_container(scope: FunctionInfo, name: ast.Name, builder: _IndexBuilder
         return False
     bindings = builder.local_bindings.get(id(node))
     if bindings is None:
-        bindings = builder.local_bindings[id(node)] = _local_bindings(node)
+        bindings = builder.local_bindings[id(node)] = local_bindings_of(node)
     values = bindings.get(name.id)
     if not values or not all(v is not None and _builds_container(v) for v in values):
         return False
@@ -1805,7 +1805,7 @@ def _builds_container(value: ast.expr) -> bool:
     )
 
 
-def _local_bindings(
+def local_bindings_of(
     node: ast.FunctionDef | ast.AsyncFunctionDef,
 ) -> dict[str, list[ast.expr | None]]:
     """Name → the values a function's own statements bind it to (None: a binding without one,
