@@ -566,6 +566,84 @@ def test_a_key_forwarded_through_super_to_bases_that_take_none_is_not_consumed(
     ]
 
 
+JOBJ = """
+    import jax
+
+
+    class JObj:
+        @staticmethod
+        def get_key(key=None):
+            new_key, _ = jax.random.split(key)
+            return new_key
+"""
+SAMPLER = """
+    from ..jobj import JObj
+
+
+    class Sampler(JObj):
+        def __init__(self, name=None):
+            self.name = name
+
+
+    class Replay(JObj):
+        def get_key(self, key=None):
+            return key
+"""
+CHAIN = """
+    from .base import Replay, Sampler
+
+
+    class Metropolis(Sampler):
+        def run(self, propose, x, key):
+            x = propose(x).rvs(shape=(), key=key)
+            key = self.get_key(key)
+            return x, key
+
+
+    class Replayed(Replay):
+        def run(self, propose, x, key):
+            x = propose(x).rvs(shape=(), key=key)
+            key = self.get_key(key)
+            return x, key
+"""
+
+
+def test_a_method_inherited_from_a_base_two_modules_away_consumes_its_key(
+    tmp_path: Path,
+) -> None:
+    # jaxampler: `pkg/_src` has no `__init__.py` but holds packages (a namespace folder of
+    # `pkg`, whose modules import `from ..jobj`); `Metropolis` gets `get_key` from `JObj`
+    # through `Sampler`, `Replayed` from `Replay`, which overrides it with one drawing nothing
+    package = make_package(tmp_path, {})
+    source = package / "_src"
+    (source / "samplers").mkdir(parents=True)
+    (source / "jobj.py").write_text(textwrap.dedent(JOBJ))
+    (source / "samplers" / "__init__.py").write_text("")
+    (source / "samplers" / "base.py").write_text(textwrap.dedent(SAMPLER))
+    (source / "samplers" / "chain.py").write_text(textwrap.dedent(CHAIN))
+    assert module_site(source / "samplers" / "chain.py").name == "pkg._src.samplers.chain"
+    assert module_site(source / "jobj.py").package == "pkg._src"
+    consumers = build_project_index([source / "jobj.py"]).key_consumers
+    inherited = consumers["pkg._src.samplers.base.Sampler.get_key"]
+    assert inherited == consumers["pkg._src.jobj.JObj.get_key"]
+    assert consumers["pkg._src.samplers.base.Replay.get_key"][1] == ()  # its own, not JObj's
+    found = check(tmp_path, "pkg")
+    assert [(Path(d["path"]).name, d["line"], d["code"]) for d in found] == [
+        ("chain.py", 8, "JAX501")  # `Metropolis.run`: drawn, then split
+    ]
+
+
+def test_a_folder_beside_a_package_s_modules_without_packages_inside_stays_apart(
+    tmp_path: Path,
+) -> None:
+    # pytest imports `pkg/tests/test_losses.py` as `test_losses` when `tests` has no
+    # `__init__.py`: only a folder holding packages is taken for a namespace part of `pkg`
+    package = make_package(tmp_path, {"losses.py": LOSSES})
+    (package / "tests").mkdir()
+    (package / "tests" / "test_losses.py").write_text("import pkg.losses\n")
+    assert module_site(package / "tests" / "test_losses.py").name == "test_losses"
+
+
 @pytest.mark.parametrize(
     "options, parses",
     [(["--jobs", "1"], 1), (["--jobs", "2"], 1), (["--fix", "--no-verify"], 2)],

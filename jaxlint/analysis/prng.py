@@ -1740,7 +1740,14 @@ class _Walker:
         self.flow.keys |= objects
         for obj in objects:
             use = state.uses.get(obj)
-            if use is None or (use.weak and not weak) or self._result_unused(use.node):
+            # a use on some paths only is superseded by this one, on every path from here
+            # (a key consumed in a loop that may not run, then in the next loop's body)
+            if (
+                use is None
+                or (use.weak and not weak)
+                or not use.definite
+                or self._result_unused(use.node)
+            ):
                 state.uses[obj] = _Use(call, argument, via, True, state.depth, weak)
 
     def _unreported(self, objects: frozenset[int], call: ast.Call, weak: bool) -> bool:

@@ -27,6 +27,12 @@ from jaxlint.cache import Store, code_version, key_of
 MAX_MODULES = 5000  # a tree larger than this is linted module by module, as before
 MAX_CONSUMER_ROUNDS = 8  # rounds of following keys through other modules' consumers
 
+# what a module re-exports: (name, target, names kept): a name of its package it imports
+# (`ResNet`, "pkg.nn.resnet.ResNet"), each name of a module it star-imports ("*", a module), or
+# each method a class inherits from a base of another module that the class (or a base of its
+# module) does not define ("Sampler.*", "pkg.jobj.JObj", the names it defines)
+Export = tuple[str, str, tuple[str, ...]]
+
 
 @dataclass(frozen=True)
 class ModuleSite:
@@ -142,9 +148,23 @@ def module_site(path: Path, folders: dict[Path, list[str]] | None = None) -> Mod
 
 def _package_parts(folder: Path, folders: dict[Path, list[str]]) -> list[str]:
     if folder not in folders:
-        inside = (folder / "__init__.py").is_file() and folder.parent != folder
+        inside = folder.parent != folder and _is_package(folder)
         folders[folder] = [*_package_parts(folder.parent, folders), folder.name] if inside else []
     return folders[folder]
+
+
+def _is_package(folder: Path) -> bool:
+    """Does Python import the folder as a package: it has an `__init__.py`, or it is a folder
+    of a regular package holding packages of its own (`pkg/_src/` with `_src/rvs/__init__.py`
+    and none of its own, a namespace portion whose modules import `from ..jobj import JObj`)."""
+    if (folder / "__init__.py").is_file():
+        return True
+    if not (folder.parent / "__init__.py").is_file():
+        return False
+    try:
+        return any((sub / "__init__.py").is_file() for sub in folder.iterdir() if sub.is_dir())
+    except OSError:
+        return False
 
 
 def project_folder(path: Path) -> tuple[Path, bool]:
@@ -153,7 +173,7 @@ def project_folder(path: Path) -> tuple[Path, bool]:
     it as `import losses` when a script there runs."""
     folder = _real(path).parent
     top = None
-    while (folder / "__init__.py").is_file():
+    while folder.parent != folder and _is_package(folder):
         top = folder
         folder = folder.parent
     return (top, True) if top is not None else (_real(path).parent, False)
@@ -219,7 +239,7 @@ def build_project_index(
     # parsed, with no need to be parsed again (the order changes nothing else)
     marked_by: dict[tuple[str, str], str] = {}
     asked: dict[str, Asked] = {}  # module → the project consumers its summary asked
-    reexports: dict[str, list[tuple[str, str]]] = {}  # module name → (name or "*", target)
+    reexports: dict[str, list[Export]] = {}  # module name → what it re-exports
     for key in importers_first(sources, index.sites, by_name):
         outgoing, consumers, parsed, asked[key], exported = _outgoing(
             sources[key], index, key, jit_decorators, store, keep=on_parsed is not None
@@ -232,29 +252,60 @@ def build_project_index(
         caller = index.sites[key].name
         for qualified, kind, how in outgoing:
             target = _owner(qualified, by_name)
-            if target is None or target[0] == key:
-                continue
-            target_key, function = target
-            marks = index.marks.setdefault(target_key, {})
-            previous = marks.get(function)
-            # the strongest trace wins; of equals, the caller first by path (any order of
-            # visits gives the same marks)
-            if (
-                previous is None
-                or kind > previous[0]
-                or (kind == previous[0] and key < marked_by[target_key, function])
-            ):
-                marks[function] = (kind, how.in_module(caller))
-                marked_by[target_key, function] = key
+            if target is not None and target[0] != key:
+                _mark(index, marked_by, target, kind, how.in_module(caller), key)
+        # what other modules traced through a name the module re-exports (its marks are final
+        # now) is traced where the name is defined, which comes later in the order
+        for name, (kind, how) in sorted(index.marks.get(key, {}).items()):
+            for qualified in _reexported(name, exported):
+                target = _owner(qualified, by_name)
+                if target is not None and target[0] != key:
+                    _mark(index, marked_by, target, kind, how, marked_by[key, name])
     _through_consumers(index, sources, asked, reexports, jit_decorators, store, on_parsed)
     return index
+
+
+def _mark(
+    index: ProjectIndex,
+    marked_by: dict[tuple[str, str], str],
+    target: tuple[str, str],
+    kind: TraceKind,
+    how: TraceReason,
+    by: str,
+) -> None:
+    """Mark `target` (module key, function or `Class.method`) traced: the strongest trace wins;
+    of equals, the one from the module first by path (any order of visits gives the same
+    marks)."""
+    target_key, function = target
+    marks = index.marks.setdefault(target_key, {})
+    previous = marks.get(function)
+    if (
+        previous is None
+        or kind > previous[0]
+        or (kind == previous[0] and by < marked_by[target_key, function])
+    ):
+        marks[function] = (kind, how)
+        marked_by[target_key, function] = by
+
+
+def _reexported(name: str, exports: list[Export]) -> list[str]:
+    """Where a name (`helper`, `GMRES.solve`) a package's `__init__` re-exports is defined: the
+    qualified name in the module it comes from (each star-imported module may define it)."""
+    head, dot, rest = name.partition(".")
+    found = []
+    for exported, target, _ in exports:
+        if exported == head:
+            found.append(target + dot + rest)
+        elif exported == "*":
+            found.append(f"{target}.{name}")
+    return found
 
 
 def _through_consumers(
     index: ProjectIndex,
     sources: Mapping[str, bytes],
     asked: dict[str, Asked],
-    reexports: Mapping[str, list[tuple[str, str]]],
+    reexports: Mapping[str, list[Export]],
     jit_decorators: tuple[str, ...],
     store: Store | None,
     on_parsed: OnParsed | None = None,
@@ -293,20 +344,23 @@ def _through_consumers(
 def _with_reexports(
     index: ProjectIndex,
     defined: Mapping[str, KeyConsumer],
-    reexports: Mapping[str, list[tuple[str, str]]],
+    reexports: Mapping[str, list[Export]],
 ) -> None:
     """`index.key_consumers`: the consumers as defined, and under each name a module of the
-    project re-exports them by (through chains of re-exports)."""
+    project re-exports them by (through chains of re-exports), or a class inherits them by
+    from a base another module defines (`pkg.sampler.Sampler.get_key` for `JObj.get_key`)."""
     merged = dict(defined)
     for _ in range(MAX_CONSUMER_ROUNDS):
         added = False
-        for module, pairs in sorted(reexports.items()):
-            for name, target in pairs:
-                if name == "*":
+        for module, exports in sorted(reexports.items()):
+            for name, target, own in exports:
+                if name.endswith("*"):  # `*`, or `Class.*` for what a class inherits
                     found = [
-                        (n.rpartition(".")[2], c)
+                        (name[:-1] + n.rpartition(".")[2], c)
                         for n, c in merged.items()
                         if n.rpartition(".")[0] == target
+                        and n.rpartition(".")[2] not in own
+                        and (name == "*" or any(c[1:]))
                     ]
                 else:
                     found = [(name, merged[target])] if target in merged else []
@@ -391,7 +445,7 @@ def _outgoing(
     dict[str, KeyConsumer],
     ParsedModule | None,
     Asked,
-    list[tuple[str, str]],
+    list[Export],
 ]:
     """What the module's traced code calls in other modules, its functions that consume PRNG
     keys (both empty when it does not parse); with `keep`, the module as parsed; the project
@@ -409,7 +463,7 @@ def _outgoing(
         if cached is not None:
             calls, consumers, names, exported = cached
             outgoing = [(q, TraceKind(k), TraceReason.from_json(how)) for q, k, how in calls]
-            exports = [(n, t) for n, t in exported]
+            exports = [(n, t, tuple(own)) for n, t, own in exported]
             return outgoing, _consumers_from_json(consumers), None, Asked.from_json(names), exports
     parsed = None
     try:
@@ -424,6 +478,7 @@ def _outgoing(
         consumers = key_consumers(module, site.name)
         names = view.asked
         exports = _project_reexports(module.imports, package) if _is_init(path) else []
+        exports += _inherited_methods(module)
         if keep:
             parsed = _parsed(project, path, text, module)
     if store is not None:
@@ -464,14 +519,31 @@ def _is_init(path: str) -> bool:
     return Path(path).name == "__init__.py"
 
 
-def _project_reexports(imports: ImportTable, package: str | None) -> list[tuple[str, str]]:
-    """(name, target) for each name of its own package a package's `__init__` imports at module
-    level (re-exports it), and ("*", module) for each star import."""
+def _project_reexports(imports: ImportTable, package: str | None) -> list[Export]:
+    """Each name of its own package a package's `__init__` imports at module level (re-exports
+    it), and ("*", module) for each star import."""
     root = (package or "").partition(".")[0]
     if not root:
         return []
-    named = [(n, t) for n, t in sorted(imports.aliases.items()) if t.startswith(root + ".")]
-    return named + [("*", m) for m in imports.starred if m.partition(".")[0] == root]
+    named = [(n, t, ()) for n, t in sorted(imports.aliases.items()) if t.startswith(root + ".")]
+    return named + [("*", m, ()) for m in imports.starred if m.partition(".")[0] == root]
+
+
+def _inherited_methods(module: ModuleIndex) -> list[Export]:
+    """("Class.*", base, the names it defines) for each base of a module-level class imported
+    from elsewhere (`class Sampler(JObj)`, `JObj` from `..jobj`): the class has the base's
+    methods it does not define (a subclass in a third module calls `self.get_key(key)`). Only
+    a method that consumes a key is inherited: one that does not may call a method the class
+    overrides with one that does (`rvs` calling `self._rvs`), so what it does there is unknown."""
+    found = []
+    top = {id(statement) for statement in module.tree.body}
+    for name, class_info in sorted(module.classes.items()):
+        if id(class_info.node) not in top:
+            continue  # a class nested in a function: no other module reaches it by name
+        own = tuple(sorted(class_info.all_methods()))
+        for ancestor in class_info.lineage():
+            found += [(f"{name}.*", b, own) for b in ancestor.base_names if "." in b]
+    return found
 
 
 _IMPORT = re.compile(

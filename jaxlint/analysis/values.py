@@ -68,6 +68,8 @@ _PYTHON_VALUES = (Kind.STATIC, Kind.SHAPE, Kind.SHAPE_TUPLE)
 
 Resolver = Callable[[cst.BaseExpression], "str | None"]
 
+JAX_ARRAY_TYPES = frozenset({"jax.Array", "jax.numpy.ndarray", "jaxtyping.Array"})
+
 
 class FunctionValues:
     """Value kinds of the names of one function (plus its enclosing functions' for free names)."""
@@ -318,7 +320,9 @@ class FunctionValues:
         static = info.static_params
         annotations = _cst_annotations(self.node)
         for name in info.params:
-            if not traced or name in static:
+            if not traced:  # host code: a JAX array where the annotation says so
+                kind = Kind.ARRAY if self._jax_array(annotations.get(name)) else Kind.STATIC
+            elif name in static:
                 kind = Kind.STATIC
             elif name in (info.vararg, info.kwarg):
                 kind = Kind.CONTAINER
@@ -327,6 +331,17 @@ class FunctionValues:
                 if kind is None:
                     kind = self._parameter_kind(name)
             self.env[name] = kind
+
+    def _jax_array(self, annotation: cst.BaseExpression | None) -> bool:
+        """Is the annotation a JAX array type: `jax.Array`, `jnp.ndarray`, jaxtyping's
+        `Float[Array, "n d"]` (not `ArrayLike`, which takes Python and NumPy values too)?"""
+        if isinstance(annotation, cst.Subscript):
+            head = self.resolve(annotation.value) or ""
+            first = annotation.slice[0].slice
+            if not head.startswith("jaxtyping.") or not isinstance(first, cst.Index):
+                return False
+            annotation = first.value
+        return annotation is not None and self.resolve(annotation) in JAX_ARRAY_TYPES
 
     def _parameter_kind(self, name: str) -> Kind:
         """Array or pytree? Evidence in the body and at call sites, else a default by root."""

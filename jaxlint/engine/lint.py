@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -198,6 +199,9 @@ def _project_facts(index: ModuleIndex, project: ProjectView | None) -> None:
     index.project_packages = project.packages
 
 
+KEY_TEXT = re.compile(r"key|rng|seed", re.IGNORECASE)
+
+
 def run_rules(
     module: cst.Module,
     index: ModuleIndex,
@@ -215,11 +219,23 @@ def run_rules(
 
 
 def should_lint(source: str, config: Config, project: ProjectView | None) -> bool:
-    """False for a file that opts out, or that neither mentions JAX nor is traced from outside."""
-    traced_here = project is not None and bool(project.traced_from_outside)
+    """False for a file that opts out, or that neither mentions JAX nor is traced from outside
+    nor may hand keys to the project's key consumers (a sampler subclass calling its base's
+    `self.next_key(key)` needs no `import jax`)."""
     if suppression.file_is_skipped(source):
         return False
-    return traced_here or mentions_jax(source, config.jit_decorators)
+    if mentions_jax(source, config.jit_decorators):
+        return True
+    return project is not None and (
+        bool(project.traced_from_outside) or _may_call_project_consumers(source, project)
+    )
+
+
+def _may_call_project_consumers(source: str, project: ProjectView) -> bool:
+    """Cheap text check: does the module import from its project and name a key? (Not a
+    question to `project.key_consumers`: what a check asks of them is what it depends on.)"""
+    imports_project = "from ." in source or any(p in source for p in project.packages if p)
+    return imports_project and KEY_TEXT.search(source) is not None
 
 
 def syntax_problems(source: str, path: str, config: Config) -> list[Diagnostic]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.analysis.cst_text import code_of
-from jaxlint.analysis.cst_walk import walk
+from jaxlint.analysis.cst_walk import subtree, walk
 from jaxlint.analysis.scope import FunctionInfo
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.engine.rule import Rule, UnitContext
@@ -21,6 +21,10 @@ LIST_MUTATORS = frozenset({"append", "extend", "insert", "appendleft", "extendle
 CONTAINER_MUTATORS = frozenset(
     {"update", "add", "setdefault", "pop", "popitem", "discard", "remove", "clear", "put"}
 )
+INVERSE_OPERATORS: dict[type[cst.BaseAugOp], type[cst.BaseAugOp]] = {
+    cst.AddAssign: cst.SubtractAssign,
+    cst.SubtractAssign: cst.AddAssign,
+}
 LEAK = "stores a tracer that escapes the transformation (UnexpectedTracerError when used)"
 ONCE = "runs once per trace, not once per call"
 
@@ -78,7 +82,7 @@ class StateMutationInTraced(Rule):
             self._check_store(statement, target.value, value)
             return
         leaks = self._leaks(value)
-        once = not leaks and _accumulates(statement, target)
+        once = not leaks and _accumulates(statement, target) and not self._undone(statement)
         if isinstance(target, cst.Name):
             if target.value not in function.declared_outer:
                 return
@@ -125,6 +129,22 @@ class StateMutationInTraced(Rule):
                 f"{what} {_describe(owner, head)} inside traced {function.describe()}: "
                 f"the write {LEAK if leaks else ONCE}; return the new value instead",
             )
+
+    def _undone(self, statement: cst.CSTNode) -> bool:
+        """Is `x += 1` undone by an `x -= 1` in the same function (a `finally`, or after the
+        `yield` of a context manager)? The value then holds how deep the trace is nested
+        while it runs, and counts nothing once it is over."""
+        frame = self.context.frame
+        if not isinstance(statement, cst.AugAssign) or frame is None:
+            return False
+        inverse = INVERSE_OPERATORS.get(type(statement.operator))
+        wanted = code_of(statement.target)
+        return inverse is not None and any(
+            isinstance(node, cst.AugAssign)
+            and isinstance(node.operator, inverse)
+            and code_of(node.target) == wanted
+            for node in subtree(frame.node)
+        )
 
     def visit_Call(self, node: cst.Call) -> None:
         function = self._function()
