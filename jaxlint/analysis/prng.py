@@ -1462,8 +1462,11 @@ class _Walker:
         # a `key=` to a library that consumes it (`eqx.nn.Linear(3, 4, key=k)`); what a callee
         # jaxlint cannot see does with one is unknown (it may only `fold_in` named streams)
         library = qualified.startswith(CONSUMING_LIBRARIES)
+        # a class of a library not known to draw (`navix.State(key=key, grid=g)`) stores what
+        # it is given, as one handed a key by position does (below)
+        stored = bool(qualified) and not library and last[:1].isupper()
         for keyword in node.keywords:
-            if keyword.arg not in KEY_KEYWORDS:
+            if keyword.arg not in KEY_KEYWORDS or stored:
                 continue
             if isinstance(keyword.value, ast.Dict):  # linen's `apply(..., rngs={"dropout": k})`
                 for value in keyword.value.values:

@@ -289,6 +289,11 @@ class Query:
         """A Python list or tuple built here (see FunctionValues.python_sequence)."""
         return self.frame is not None and self.frame.values.python_sequence(expression)
 
+    def given_sequence(self, expression: cst.BaseExpression) -> bool:
+        """A Python sequence whose length the code or its caller chose (see
+        FunctionValues.given_sequence)."""
+        return self.frame is not None and self.frame.values.given_sequence(expression)
+
     def fixed_length(self, expression: cst.BaseExpression) -> bool:
         """An array of a literal display (see FunctionValues.fixed_length)."""
         return self.frame is not None and self.frame.values.fixed_length(expression)

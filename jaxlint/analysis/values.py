@@ -210,16 +210,50 @@ class FunctionValues:
         )
 
     def python_sequence(self, expression: cst.BaseExpression) -> bool:
-        """A list or tuple display, or a local bound only to displays and comprehensions of
-        them: a Python sequence, whatever it holds (indexing it needs a Python int)."""
-        displays = (cst.List, cst.Tuple, cst.ListComp)
-        if isinstance(expression, displays):
+        """A list or tuple display or comprehension, `list(...)`/`tuple(...)`, a display
+        repeated (`D * [n]`), or a local bound only to those: a Python sequence, whatever it
+        holds (indexing it needs a Python int)."""
+        return self._bound_to(expression, lambda value: self._sequence_value(value, True))
+
+    def given_sequence(self, expression: cst.BaseExpression) -> bool:
+        """A Python sequence whose length the code or its caller chose, not the data: a
+        display, a display repeated, `list(p)`/`tuple(p)` of a parameter `p` (a static
+        setting per column), or a local bound only to those; not a comprehension (`[i * size
+        for i in range(n_batches)]` is as long as the data makes it)."""
+        return self._bound_to(expression, lambda value: self._sequence_value(value, False))
+
+    def _bound_to(
+        self, expression: cst.BaseExpression, test: Callable[[cst.BaseExpression], bool]
+    ) -> bool:
+        if test(expression):
             return True
         if not isinstance(expression, cst.Name) or expression.value not in self.locals:
             return False
-        bound = self.bindings_of(expression.value)
+        bound = self.reaching_bindings(expression.value, expression)  # all, out of place
         return bool(bound) and all(
-            kind == "assign" and isinstance(value, displays) for kind, value in bound
+            kind == "assign" and test(value)  # type: ignore[arg-type]
+            for kind, value in bound
+        )
+
+    def _sequence_value(self, value: cst.BaseExpression, comprehensions: bool) -> bool:
+        if isinstance(value, (cst.List, cst.Tuple)):
+            return True
+        if isinstance(value, cst.ListComp):
+            return comprehensions
+        if isinstance(value, cst.IfExp):
+            return self._sequence_value(value.body, comprehensions) and self._sequence_value(
+                value.orelse, comprehensions
+            )
+        if isinstance(value, cst.Call):
+            converted = value.args[0].value if len(value.args) == 1 else None
+            return self.resolve(value.func) in ("builtins.list", "builtins.tuple") and (
+                comprehensions
+                or (isinstance(converted, cst.Name) and converted.value in self.info.params)
+            )
+        return (
+            isinstance(value, cst.BinaryOperation)
+            and isinstance(value.operator, cst.Multiply)
+            and (isinstance(value.left, cst.List) or isinstance(value.right, cst.List))
         )
 
     def fixed_length(self, expression: cst.BaseExpression) -> bool:

@@ -74,6 +74,8 @@ class PythonLoopOverArray(Rule):
             return
         if _index_names_an_axis(node.body, names_in(node.target)):
             return  # `jnp.roll(f[i], 1, axis=i)`: one pass per axis, bounded by the rank
+        if self._index_picks_list_items(node.body, names_in(node.target)):
+            return  # `bins[i]` of a list of one bin count per column: a loop over the list
         statements = count_statements(node.body)
         self.report(
             node,
@@ -135,6 +137,29 @@ class PythonLoopOverArray(Rule):
                 "unrolled at trace time; use jnp.sum(..., axis=0)",
                 fix=self.context.rewrite(SumOfComprehension(node)),
             )
+
+    def _index_picks_list_items(self, body: cst.CSTNode, index: set[str]) -> bool:
+        """Does the body read a Python list or tuple that the code or its caller sized with the
+        loop's index (`bins[i]` with `bins = list(bins)` of a parameter)? Then the trip count is
+        that list's length as well, one setting per column (kdexpress's histogram: one bin
+        count per column of `N, D = data.shape`), not a length that grows with the data."""
+        nodes = list(subtree(body))
+        written = {  # a list of slots the loop fills (`out[t] = v`) is as long as the array
+            code_of(target.value)
+            for node in nodes
+            if isinstance(node, (cst.AssignTarget, cst.AugAssign))
+            and isinstance(target := node.target, cst.Subscript)
+        }
+        return any(
+            isinstance(node, cst.Subscript)
+            and len(node.slice) == 1
+            and isinstance(node.slice[0].slice, cst.Index)
+            and isinstance(node.slice[0].slice.value, cst.Name)
+            and node.slice[0].slice.value.value in index
+            and code_of(node.value) not in written
+            and self.context.given_sequence(node.value)
+            for node in nodes
+        )
 
     def does_traced_work(self, body: cst.CSTNode, target: cst.CSTNode | None = None) -> bool:
         """Does the body touch a traced value or call JAX? Else nothing is unrolled into the jaxpr
