@@ -77,6 +77,7 @@ LOOP_PRIMITIVES = {
     "jax.lax.while_loop": (1, "while"),
     "jax.lax.map": (0, "map"),
 }
+VMAP = "jax.vmap"
 TRANSFORMS = frozenset(
     {
         "jax.jit",
@@ -208,6 +209,8 @@ class KeyFinding:
     fold_in_index: str | None = None
     # the place holds an integer seed, not a key (`Dense(seed=seed)` twice): no key to split
     seed: bool = False
+    # JAX501: the place holds a tree of keys a `tree_map` consumed leaf by leaf: no one key
+    tree: bool = False
 
 
 @dataclass(eq=False)
@@ -824,6 +827,27 @@ class _Walker:
 
     # -- places and objects ---------------------------------------------------------------
 
+    def place_of(self, node: ast.AST) -> str | None:
+        """`_place`, and a slice of a place whose bounds nothing in the function rebinds
+        (`keys[0:ng]`, `keys[ng:2 * ng]`): the same text is the same keys. Not inside a loop,
+        where the same text may name other keys on every iteration."""
+        place = _place(node)
+        if place is not None or self.loops or not isinstance(node, ast.Subscript):
+            return place
+        inner, bounds = _place(node.value), node.slice
+        if inner is None or not isinstance(bounds, ast.Slice) or self.function is None:
+            return None
+        function = self.function.node
+        if isinstance(function, ast.Lambda):
+            return None
+        parts = [b for b in (bounds.lower, bounds.upper, bounds.step) if b is not None]
+        names = {n.id for part in parts for n in walk_ast(part) if isinstance(n, ast.Name)}
+        if not all(_slice_bound(part) for part in parts) or names & set(
+            local_bindings_of(function)
+        ):
+            return None
+        return f"{inner}[{ast.unparse(bounds)}]"
+
     def run(
         self, body: list[ast.stmt], params: list[str], state: _State | None = None
     ) -> frozenset[str]:
@@ -1266,7 +1290,7 @@ class _Walker:
     def expr(self, node: ast.expr | None, state: _State) -> frozenset[int]:
         if node is None or isinstance(node, ast.Constant):
             return _NOTHING
-        place = _place(node)
+        place = self.place_of(node)
         if place is not None:
             if place.partition(".")[0] in self.imports.aliases:
                 return _NOTHING  # `jnp.pi`, `jax.random`: a module's attribute holds no key
@@ -1389,7 +1413,11 @@ class _Walker:
         if qualified in LOOP_PRIMITIVES:
             self._loop_primitive(node, qualified, state)
         elif qualified in TREE_MAPS and node.args and isinstance(node.args[0], ast.Lambda):
-            self._leaf_lambda(node.args[0], node, state)
+            trees = list(zip(node.args[1:], args[1:], strict=True))
+            self._leaf_lambda(node.args[0], node, qualified, trees, state)
+        elif (mapped := self._mapped_lambda(node)) is not None:
+            trees = list(zip(node.args, args, strict=True))
+            self._leaf_lambda(mapped, node, VMAP, trees, state)
         elif qualified in BRANCHINGS:
             self._branches(node, qualified, state)
         if receiver_root is not None and receiver_root in state.places and not qualified:
@@ -1400,6 +1428,8 @@ class _Walker:
             if qualified in MAKERS:
                 self._seed(node, next(iter(made)))
             return made
+        if qualified in ("builtins.list", "builtins.tuple") and len(args) == 1:
+            return args[0]  # `list(random.split(key, n))`: the same keys, in a list
         if qualified.startswith(NO_KEYS):
             return _NOTHING
         return self.fresh()
@@ -1446,6 +1476,8 @@ class _Walker:
             if draws and node.args:
                 yield node.args[0], args[0], KNOWN  # `w_init(key, shape)` draws from `key`
             return
+        if self._mapped_lambda(node) is not None:
+            return  # what the lambda draws from consumes the batch (`_leaf_lambda`)
         callee = self._callee(node.func, qualified)
         if callee is not None:
             function, shift = callee
@@ -1657,10 +1689,11 @@ class _Walker:
         state: _State,
         *,
         weak: bool = False,
+        tree: bool = False,
     ) -> None:
         if not objects:
             return
-        place = _place(argument)
+        place = self.place_of(argument)
         for obj in objects if not weak else ():
             self.flow.consumers[obj] = self.flow.consumers.get(obj, 0) + 1
             made = self.flow.seeded.get(obj)
@@ -1737,6 +1770,7 @@ class _Walker:
                         first=first.node,
                         first_key=first.key,
                         seed=seed,
+                        tree=tree or first.via in TREE_MAPS,
                     ),
                     objects,
                 )
@@ -2113,19 +2147,49 @@ class _Walker:
             if merged is not None:
                 state.places, state.uses = merged.places, merged.uses
 
-    def _leaf_lambda(self, body: ast.Lambda, node: ast.Call, state: _State) -> None:
+    def _leaf_lambda(
+        self,
+        body: ast.Lambda,
+        node: ast.Call,
+        qualified: str,
+        trees: list[tuple[ast.expr, frozenset[int]]],
+        state: _State,
+    ) -> None:
         """`tree_map(lambda p: p + normal(key, p.shape), params)`: the lambda runs once per
         leaf, so a key it closes over gives every leaf the same draws (JAX502); one already
-        consumed before the call is a reuse too (JAX501, reported by `consume`)."""
-        frame = _Loop(len(self.loops) + 1 + self._base_level(), node, closure=True, leaves=True)
+        consumed before the call is a reuse too (JAX501, reported by `consume`). A parameter
+        the lambda draws from consumes the tree it maps (`tree_map(lambda k, i: choice(k, i),
+        keys[0:ng], idx)`), or the batch `jax.vmap` maps it over (`jax.vmap(lambda k:
+        normal(k, (3,)))(keys)`): every key in it, there, once."""
+        leaves_frame = qualified in TREE_MAPS
+        frame = _Loop(
+            len(self.loops) + 1 + self._base_level(), node, closure=True, leaves=leaves_frame
+        )
         walker = _Walker(self.flow, self.function, self.imports, [*self.loops, frame])
         walker.entry = self.entry
         walker.instances = dict(self.instances)
         inner = state.copy()
+        leaves = {}
         for name in (a.arg for a in body.args.args):
-            inner.places[name] = walker.fresh()
+            inner.places[name] = leaves[name] = walker.fresh()
         walker.expr(body.body, inner)
-        self._repeats(frame, inner, state)
+        if leaves_frame:
+            self._repeats(frame, inner, state)
+        drawn = {obj for _, obj, _, _ in walker.consumptions}
+        for name, (tree, objects) in zip(leaves, trees, strict=False):
+            if next(iter(leaves[name])) in drawn and not isinstance(tree, ast.Starred):
+                self.consume(tree, objects, node, qualified, state, tree=True)
+
+    def _mapped_lambda(self, node: ast.Call) -> ast.Lambda | None:
+        """The lambda of `jax.vmap(lambda k: ...)(keys)` (its `in_axes` mapping every
+        argument), called at once."""
+        inner = node.func
+        if not (isinstance(inner, ast.Call) and inner.args):
+            return None
+        lambda_ = inner.args[0]
+        if not isinstance(lambda_, ast.Lambda) or len(inner.args) > 1 or inner.keywords:
+            return None
+        return lambda_ if self.imports.resolve(dotted_ast(inner.func)) == VMAP else None
 
     def _frozen_carry(self, walker: _Walker, params: list[str], kind: str, frame: _Loop) -> None:
         """A key in the carry consumed in the body and returned unchanged."""
@@ -2288,6 +2352,17 @@ def _place(node: ast.AST) -> str | None:
             if isinstance(operand, ast.Constant) and isinstance(operand.value, int):
                 return f"{inner}[-{operand.value}]"
     return None
+
+
+def _slice_bound(node: ast.expr) -> bool:
+    """A slice bound of integers and names: `ng`, `2 * ng`, `-1`."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, int)
+    if isinstance(node, ast.Name):
+        return True
+    if isinstance(node, ast.UnaryOp):
+        return _slice_bound(node.operand)
+    return isinstance(node, ast.BinOp) and _slice_bound(node.left) and _slice_bound(node.right)
 
 
 def _split_place(place: str) -> tuple[str | None, str]:

@@ -87,6 +87,11 @@ class PrngKeyReuse(KeyFindingRule):
         name = finding.key.id if isinstance(finding.key, ast.Name) else None
         if finding.seed:
             return Refusal("an integer seed, not a key: give each consumer its own seed by hand")
+        if finding.tree:
+            return Refusal(
+                "a tree of keys, mapped leaf by leaf: give each mapping keys of its own (split "
+                "the key they come from into more) by hand"
+            )
         if name is None or not isinstance(finding.first_key, ast.Name):
             return Refusal("the key is not a plain local name: split it by hand")
         if finding.carried:
@@ -121,6 +126,11 @@ class PrngKeyReuse(KeyFindingRule):
         second_key = key_argument(self.context, second, finding.key)
         if not isinstance(first_key, cst.Name) or not isinstance(second_key, cst.Name):
             return Refusal("the key is not passed as a plain argument: split it by hand")
+        if self._batch_of_keys(first_key):
+            return Refusal(
+                f"`{name}` holds a batch of keys (`split(key, n)` kept whole), which `split` "
+                "does not take: split the key it comes from into more by hand"
+            )
         random, imports = random_module(self.context, first)
         line = cst.parse_statement(f"{names[0]}, {names[1]} = {random}.split({name})")
         new_statement = statement.deep_replace(first_key, cst.Name(names[0]))
@@ -139,6 +149,16 @@ class PrngKeyReuse(KeyFindingRule):
             replacements=replacements,  # type: ignore[arg-type]
             description=f"split `{name}` into `{names[0]}` and `{names[1]}`, one per consumer",
             imports=imports,
+        )
+
+    def _batch_of_keys(self, key: cst.Name) -> bool:
+        """Is the name bound, where it is read, to a whole `jax.random.split(...)` (an array of
+        keys, not one key)?"""
+        return any(
+            kind == "assign"
+            and isinstance(value, cst.Call)
+            and self.context.resolve(value.func) == "jax.random.split"
+            for kind, value in self.context.reaching_values(key)
         )
 
     def _carried_fix(self, split: cst.Call, finding: KeyFinding, name: str) -> Edit | Refusal:
