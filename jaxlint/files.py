@@ -214,13 +214,14 @@ def index_project(
     wanted = {os.path.realpath(p): str(p) for p in python_files} if checking else {}
     done: list[tuple[Premise, str, str, tuple[Diagnostic, ...]]] = []
     key_rules = {code for code, rule in all_rules().items() if rule.reads_key_consumers}
+    rules = list(all_rules().values())
     key_config = _only_rules(config, key_rules)
     again: dict[str, tuple[Premise, tuple[Diagnostic, ...]]] = {}  # the latest key-rule check
 
     def check_parsed(parsed: ParsedModule) -> None:
         path = wanted.get(parsed.key)
-        if path is None:
-            return
+        if path is None or any(rule.needs_finished_index(parsed.text) for rule in rules):
+            return  # checked once the index is finished
         from jaxlint.fixes.pipeline import lint_source
 
         chosen = key_config if parsed.key_rules_only else config
@@ -274,7 +275,8 @@ def _view_key(view: ProjectView | None) -> str:
         for name, (kind, reason) in view.traced_from_outside.items()
     )
     consumers = sorted((name, list(map(list, c))) for name, c in view.key_consumers.items())
-    return json.dumps([view.package, marks, view.enables_x64, consumers])
+    members = sorted(view.async_members)
+    return json.dumps([view.package, marks, view.enables_x64, consumers, members])
 
 
 def lint_path(path: Path, config: Config, options: LintOptions = LintOptions()) -> FileOutcome:

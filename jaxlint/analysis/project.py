@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from jaxlint.analysis.jax_api import TraceKind, TraceReason
+from jaxlint.analysis.jit_members import async_members
 from jaxlint.analysis.names import ImportTable, absolute_module
 from jaxlint.analysis.prng import KeyConsumer, key_consumers
 from jaxlint.analysis.project_view import Asked, AskedNames, ProjectView
@@ -53,6 +54,9 @@ class ProjectIndex:
     x64_by_program: dict[str, bool] = field(default_factory=dict)
     # qualified name → (positional parameters, those consumed as PRNG keys)
     key_consumers: dict[str, KeyConsumer] = field(default_factory=dict)
+    # names of the project's class members every one of which is a jitted callable that
+    # returns before it is done (`jit_members.async_members`): known once the index is built
+    async_members: frozenset[str] = frozenset()
     # folder → its top-level package folder (see `_program`), as this index found them
     _package_tops: dict[str, str | None] = field(default_factory=dict, repr=False)
     _packages: frozenset[str] | None = field(default=None, repr=False)
@@ -85,6 +89,7 @@ class ProjectIndex:
             x64,
             self.key_consumers,
             self._packages,
+            self.async_members,
         )
 
 
@@ -240,10 +245,13 @@ def build_project_index(
     marked_by: dict[tuple[str, str], str] = {}
     asked: dict[str, Asked] = {}  # module → the project consumers its summary asked
     reexports: dict[str, list[Export]] = {}  # module name → what it re-exports
+    members: dict[str, bool] = {}  # class member name → is every one an async jitted callable
     for key in importers_first(sources, index.sites, by_name):
-        outgoing, consumers, parsed, asked[key], exported = _outgoing(
+        outgoing, consumers, parsed, asked[key], exported, listed = _outgoing(
             sources[key], index, key, jit_decorators, store, keep=on_parsed is not None
         )
+        for name, jitted in listed:
+            members[name] = members.get(name, True) and jitted
         if exported:
             reexports[index.sites[key].name] = exported
         if parsed is not None and on_parsed is not None:
@@ -262,6 +270,7 @@ def build_project_index(
                 if target is not None and target[0] != key:
                     _mark(index, marked_by, target, kind, how, marked_by[key, name])
     _through_consumers(index, sources, asked, reexports, jit_decorators, store, on_parsed)
+    index.async_members = frozenset(name for name, jitted in members.items() if jitted)
     return index
 
 
@@ -446,10 +455,12 @@ def _outgoing(
     ParsedModule | None,
     Asked,
     list[Export],
+    list[tuple[str, bool]],
 ]:
     """What the module's traced code calls in other modules, its functions that consume PRNG
     keys (both empty when it does not parse); with `keep`, the module as parsed; the project
-    consumers it asked about; and what it re-exports of its package (`_project_reexports`)."""
+    consumers it asked about; what it re-exports of its package (`_project_reexports`) or its
+    classes inherit from other modules; and its classes' members (`async_members`)."""
     key = ""
     site = project.sites[path]
     marks = project.marks.get(path, {})
@@ -461,16 +472,18 @@ def _outgoing(
         )
         cached = store.get(key)
         if cached is not None:
-            calls, consumers, names, exported = cached
+            calls, consumers, names, exported, members = cached
             outgoing = [(q, TraceKind(k), TraceReason.from_json(how)) for q, k, how in calls]
             exports = [(n, t, tuple(own)) for n, t, own in exported]
-            return outgoing, _consumers_from_json(consumers), None, Asked.from_json(names), exports
+            consumed = _consumers_from_json(consumers)
+            listed = [(n, bool(j)) for n, j in members]
+            return outgoing, consumed, None, Asked.from_json(names), exports, listed
     parsed = None
     try:
         text = data.decode("utf-8")
         module = _index_of(text, path, jit_decorators, package, marks)
     except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
-        outgoing, consumers, names, exports = [], {}, Asked(), []
+        outgoing, consumers, names, exports, members = [], {}, Asked(), [], []
     else:
         view = AskedNames({})
         module.key_consumers = view
@@ -479,12 +492,13 @@ def _outgoing(
         names = view.asked
         exports = _project_reexports(module.imports, package) if _is_init(path) else []
         exports += _inherited_methods(module)
+        members = async_members(module)
         if keep:
             parsed = _parsed(project, path, text, module)
     if store is not None:
         calls = [(q, int(k), how.to_json()) for q, k, how in outgoing]
-        store.put(key, [calls, _consumers_to_json(consumers), names.to_json(), exports])
-    return outgoing, consumers, parsed, names, exports
+        store.put(key, [calls, _consumers_to_json(consumers), names.to_json(), exports, members])
+    return outgoing, consumers, parsed, names, exports, members
 
 
 def _parsed(

@@ -26,6 +26,10 @@ class ProjectView:
     key_consumers: Mapping[str, KeyConsumerSummary] = field(default_factory=dict)
     # the project's top-level packages: what they define is summarised in `key_consumers`
     packages: frozenset[str] = frozenset()
+    # methods and attributes named so are, in every class of the project that has one, a jitted
+    # callable that returns before its result is computed (`model.train_step(...)` on a model
+    # of another module); read only by checks made once the index is finished
+    async_members: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

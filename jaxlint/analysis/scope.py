@@ -357,6 +357,9 @@ class ModuleIndex:
     key_consumers: Mapping[str, KeyConsumerSummary] = field(default_factory=dict)
     # the project's top-level packages (ProjectView)
     project_packages: frozenset[str] = frozenset()
+    # names every class of the project binds to a jitted callable that returns before its
+    # result is computed (ProjectView; `jit_members.async_members`)
+    async_members: frozenset[str] = frozenset()
     # calls from traced code to functions imported from elsewhere: (qualified callee, trace kind,
     # caller); the project index marks the callees traced in their own modules
     outgoing: list[tuple[str, TraceKind, TraceReason]] = field(default_factory=list)

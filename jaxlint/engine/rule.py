@@ -70,6 +70,13 @@ class Rule:
         return True
 
     @classmethod
+    def needs_finished_index(cls, text: str) -> bool:
+        """Does the rule read, in a module of this text, what only the finished project index
+        knows (`ModuleIndex.async_members`)? Then the module is not checked while the index is
+        being built, but once it is done."""
+        return False
+
+    @classmethod
     def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
         """Can the source text of a top-level statement (on `lines`) hold a candidate at all
         (`".at["` for JAX205)? A cheap filter before its nodes are walked; the default walks

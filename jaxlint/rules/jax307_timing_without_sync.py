@@ -9,8 +9,9 @@ import libcst as cst
 
 from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.jax_api import ARRAY_NAMESPACES, JIT_APIS
+from jaxlint.analysis.jit_members import WAITING_JITS, attribute_makers, returns_when_done
 from jaxlint.analysis.names import dotted_ast
-from jaxlint.analysis.scope import FunctionInfo, ModuleIndex
+from jaxlint.analysis.scope import ModuleIndex
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal
 from jaxlint.engine.rule import Rule
@@ -49,17 +50,6 @@ SYNCS = frozenset(
 )
 SYNC_METHODS = frozenset({"block_until_ready", "item", "tolist", "__array__"})
 TRANSFORMS = frozenset({"jax.jit", "jax.pmap", "jax.vmap", "jax.grad", "jax.value_and_grad"})
-WAITING_JITS = frozenset({"equinox.filter_jit"})
-CALLBACKS = frozenset(
-    {
-        "jax.debug.print",
-        "jax.debug.callback",
-        "jax.pure_callback",
-        "jax.experimental.io_callback",
-        "jax.experimental.host_callback.id_tap",
-        "jax.experimental.host_callback.call",
-    }
-)
 LOOP_HELPERS = frozenset(
     {"builtins.range", "builtins.len", "builtins.enumerate", "builtins.zip", "builtins.reversed"}
 )
@@ -72,6 +62,10 @@ class TimingWithoutSync(Rule):
     fix_kind = "safe"
     summary = "a clock stopped before the JAX work it times has finished: measures dispatch only"
     host_node_types = (ast.Call,)
+
+    @classmethod
+    def needs_finished_index(cls, text: str) -> bool:
+        return _calls_a_clock(text)  # `model.train_step(...)`: is it jitted in its module?
 
     @classmethod
     def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
@@ -226,10 +220,12 @@ class TimingWithoutSync(Rule):
             wrapped = call.func.args[0].value if call.func.args else None
             if isinstance(wrapped, cst.Name):
                 info = self.context.index.module_defs.get(wrapped.value)
-                return info is None or not _returns_when_done(info, self.context.index)
+                return info is None or not returns_when_done(info, self.context.index)
             return True
         if isinstance(call.func, cst.Attribute):
-            return self._jitted_method(call.func, self.context.index)
+            return self._jitted_method(call.func, self.context.index) or self._project_member(
+                call.func
+            )
         return isinstance(call.func, cst.Name) and self._jitted_name(call.func, self.context.index)
 
     def _jitted_method(self, func: cst.Attribute, index: ModuleIndex) -> bool:
@@ -246,9 +242,20 @@ class TimingWithoutSync(Rule):
         name = func.attr.value
         method = function.class_info.all_methods().get(name)
         if method is not None:
-            return bool(method.roots) and not _returns_when_done(method, index)
-        made_by = _attribute_values(function.class_info.node, name, index)
+            return bool(method.roots) and not returns_when_done(method, index)
+        made_by = attribute_makers(function.class_info.node, name, index)
         return bool(made_by) and all(m in JIT_APIS and m not in WAITING_JITS for m in made_by)
+
+    def _project_member(self, func: cst.Attribute) -> bool:
+        """`model.train_step(...)` on an object of another module: a member every class of the
+        project that has one binds to a jitted callable that returns before it is done
+        (`self.train_step = jax.jit(self.train_step)` in pinnsjax's `PINNModule.__init__`)."""
+        receiver = func.value
+        if isinstance(receiver, cst.Name) and receiver.value in ("self", "cls"):
+            return False  # the class's own member: `_jitted_method`
+        if self.context.resolve(func) is not None:
+            return False  # a module's function (`utils.train_step`), not an object's member
+        return func.attr.value in self.context.index.async_members
 
     def _jitted_name(self, name: cst.Name, index: ModuleIndex) -> bool:
         """A jitted module-level function or alias, or a local bound to `jax.jit(...)`, that
@@ -256,7 +263,7 @@ class TimingWithoutSync(Rule):
         info = index.module_defs.get(name.value)
         targets = [info] if info is not None and info.roots else index.aliases.get(name.value)
         if targets:
-            return not any(_returns_when_done(t, index) for t in targets)
+            return not any(returns_when_done(t, index) for t in targets)
         if self.context.function is None:  # module level: `train_jit = jax.jit(train)`
             made_by = index.module_values.get(name.value)
             return made_by in JIT_APIS and made_by not in WAITING_JITS
@@ -280,73 +287,6 @@ class TimingWithoutSync(Rule):
             if "block_until_ready" in name or "sync" in name:
                 return True  # the project's own helper (`_block_until_ready(values)`)
         return False
-
-
-def _returns_when_done(function: FunctionInfo, index: ModuleIndex) -> bool:
-    """Does a call of this jitted function wait for its result? `eqx.filter_jit` blocks before
-    returning (to raise `eqx.error_if` errors), and on CPU a computation with a host callback
-    (`jax.debug.print`) returns only when it has run; not one whose callback is under a debug
-    flag (`if args.debug:`: debugging is off in the runs that are timed)."""
-    if any(root.api in WAITING_JITS for root in function.roots):
-        return True
-    seen, pending = set(), [function]
-    while pending:  # the function, and the module's functions it calls or hands to lax
-        current = pending.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        for node in _outside_debug_flags(current.node):
-            if (
-                isinstance(node, ast.Call)
-                and index.imports.resolve(dotted_ast(node.func)) in CALLBACKS
-            ):
-                return True
-            if isinstance(node, ast.Name) and node.id in index.module_defs:
-                pending.append(index.module_defs[node.id])
-    return False
-
-
-def _outside_debug_flags(root: ast.AST) -> list[ast.AST]:
-    """The nodes under `root` but those of `if` statements on a debug flag (`if args.debug:`,
-    `if debug_mode:`); a `verbose` flag is often on, and its prints make the call wait."""
-    found: list[ast.AST] = []
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        found.append(node)
-        if isinstance(node, ast.If) and "debug" in ast.unparse(node.test).lower():
-            stack.append(node.test)
-            stack.extend(node.orelse)
-        else:
-            stack.extend(ast.iter_child_nodes(node))
-    return found
-
-
-def _attribute_values(class_node: ast.ClassDef, name: str, index: ModuleIndex) -> list[str]:
-    """What the class's methods bind `self.<name>` to: the qualified name of each call's
-    function (`jax.jit`), or "" for a binding that is not a call."""
-    found: list[str] = []
-    for node in ast.walk(class_node):
-        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
-            continue
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        if any(
-            isinstance(t, ast.Attribute)
-            and t.attr == name
-            and isinstance(t.value, ast.Name)
-            and t.value.id == "self"
-            for t in targets
-        ):
-            value = node.value
-            called = ""
-            if isinstance(value, ast.Call):
-                func = value.func
-                if isinstance(func, ast.Call) and func.args:  # `partial(jax.jit, ...)(f)`
-                    made_by = index.imports.resolve(dotted_ast(func.func))
-                    func = func.args[0] if made_by == "functools.partial" else func
-                called = index.imports.resolve(dotted_ast(func)) or ""
-            found.append(called)
-    return found
 
 
 def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
