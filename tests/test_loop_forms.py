@@ -380,3 +380,18 @@ def test_the_fix_is_one_form_with_its_verification_policy() -> None:
     assert "associative_scan" in associative.description and associative.judge_run_time
     assert not associative.require_fewer_eqns
     assert edit_of("ema_and_residuals", "cpu").require_fewer_eqns
+
+
+@pytest.mark.parametrize("target", ["cpu", "tpu"])
+def test_a_loop_whose_results_nothing_reads_keeps_its_body(target: str) -> None:
+    # a truncated file (the mutation suite's): the loop's assignment is read by nothing after
+    # it, so no fast form has anything to write; the body stays, in a scan, not dropped
+    body = """
+        def f(x: jax.Array, t):
+            total = jnp.zeros(4)
+            for i in range(x.shape[0]):
+                total = t
+        """
+    fixed, description = _fixed(body, target)
+    assert "jax.lax.scan" in description
+    assert "total = t" in fixed

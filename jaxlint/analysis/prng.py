@@ -841,10 +841,12 @@ class _Walker:
         if isinstance(function, ast.Lambda):
             return None
         parts = [b for b in (bounds.lower, bounds.upper, bounds.step) if b is not None]
+        if not all(_slice_bound(part) for part in parts):
+            return None
         names = {n.id for part in parts for n in walk_ast(part) if isinstance(n, ast.Name)}
-        if not all(_slice_bound(part) for part in parts) or names & set(
-            local_bindings_of(function)
-        ):
+        key = ("prng-local-bindings", id(function))
+        bound = self.flow.index.memoized(key, lambda: local_bindings_of(function))
+        if names & bound.keys():
             return None
         return f"{inner}[{ast.unparse(bounds)}]"
 
@@ -1770,7 +1772,7 @@ class _Walker:
                         first=first.node,
                         first_key=first.key,
                         seed=seed,
-                        tree=tree or first.via in TREE_MAPS,
+                        tree=tree or first.via in MAPPERS,
                     ),
                     objects,
                 )
@@ -2161,7 +2163,7 @@ class _Walker:
         the lambda draws from consumes the tree it maps (`tree_map(lambda k, i: choice(k, i),
         keys[0:ng], idx)`), or the batch `jax.vmap` maps it over (`jax.vmap(lambda k:
         normal(k, (3,)))(keys)`): every key in it, there, once."""
-        leaves_frame = qualified in TREE_MAPS
+        leaves_frame = qualified in TREE_MAPS  # a closed-over key: the same draws per leaf
         frame = _Loop(
             len(self.loops) + 1 + self._base_level(), node, closure=True, leaves=leaves_frame
         )
@@ -2684,6 +2686,8 @@ def _draws_into_dead_names(scope: ast.AST, imports: ImportTable) -> set[int]:
 
 
 TREE_MAPS = frozenset({"jax.tree_util.tree_map", "jax.tree.map"})
+# what hands a lambda the keys of a tree or batch one by one (`_leaf_lambda`)
+MAPPERS = TREE_MAPS | {VMAP}
 
 
 def _ignored_by_tree_map(scope: ast.AST, imports: ImportTable) -> set[int]:

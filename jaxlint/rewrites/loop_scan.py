@@ -1046,8 +1046,8 @@ def _fast_form(
         needed_after=fast_forms.needed_after,
     )
     written = vectorized_statements(model, set(taken), spelling, fast_forms.accelerator)
-    if written is None:
-        return None
+    if written is None or not written[0]:
+        return None  # (nothing to write: the loop computes nothing read after it)
     fast, form = written
     first = next((i for i, s in enumerate(fast) if isinstance(s, cst.FunctionDef)), None)
     if first is not None:  # keeps the `for` line's comment, as the scan body does
