@@ -220,8 +220,8 @@ def index_project(
 
     def check_parsed(parsed: ParsedModule) -> None:
         path = wanted.get(parsed.key)
-        if path is None or any(rule.needs_finished_index(parsed.text) for rule in rules):
-            return  # checked once the index is finished
+        if path is None:
+            return
         from jaxlint.fixes.pipeline import lint_source
 
         chosen = key_config if parsed.key_rules_only else config
@@ -244,6 +244,9 @@ def index_project(
         )
     checked = {}
     for premise, path, text, diagnostics in done:
+        members = project.async_members
+        if any(rule.needs_finished_index(text, members) for rule in rules):
+            continue  # checked again, with what only the finished index knows
         if project.confirms(premise):
             checked[path] = EarlyCheck(text, diagnostics)
         # a unit libcst cannot parse ends a check: only a whole check again says the same

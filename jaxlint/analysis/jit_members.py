@@ -28,12 +28,18 @@ def async_members(index: ModuleIndex) -> list[tuple[str, bool]]:
     their methods bind: jitted when calling it starts a jitted computation and returns before
     it is done (a `@jax.jit` method, `self.train_step = jax.jit(self.train_step)`, `self.update
     = jax.jit(update)` in `__init__`), so a clock read right after the call measures dispatch."""
-    found = []
+    found: list[tuple[str, bool]] = []
     top = {id(statement) for statement in index.tree.body}
     for class_info in index.classes.values():
-        if id(class_info.node) not in top:
+        node = class_info.node
+        if id(node) not in top:
             continue
-        names = set(class_info.methods) | _bound_attributes(class_info.node)
+        text = "".join(index.lines[node.lineno - 1 : node.end_lineno])
+        if "jit" not in text and not index.jit_decorators:
+            # a class whose text names no jit binds none: its methods are listed, not jitted
+            found += [(name, False) for name in sorted(class_info.methods)]
+            continue
+        names = set(class_info.methods) | set(_makers(class_info.node, index))
         for name in sorted(names):
             method = class_info.methods.get(name)
             if method is not None and method.roots:
@@ -47,18 +53,6 @@ def async_members(index: ModuleIndex) -> list[tuple[str, bool]]:
                 )
             found.append((name, jitted))
     return found
-
-
-def _bound_attributes(class_node: ast.ClassDef) -> set[str]:
-    return {
-        target.attr
-        for node in ast.walk(class_node)
-        if isinstance(node, (ast.Assign, ast.AnnAssign))
-        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-        if isinstance(target, ast.Attribute)
-        and isinstance(target.value, ast.Name)
-        and target.value.id == "self"
-    }
 
 
 def returns_when_done(function: FunctionInfo, index: ModuleIndex) -> bool:
@@ -104,25 +98,34 @@ def _outside_debug_flags(root: ast.AST) -> list[ast.AST]:
 def attribute_makers(class_node: ast.ClassDef, name: str, index: ModuleIndex) -> list[str]:
     """What the class's methods bind `self.<name>` to: the qualified name of each call's
     function (`jax.jit`), or "" for a binding that is not a call."""
-    found: list[str] = []
-    for node in ast.walk(class_node):
-        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
-            continue
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        if any(
-            isinstance(t, ast.Attribute)
-            and t.attr == name
-            and isinstance(t.value, ast.Name)
-            and t.value.id == "self"
-            for t in targets
-        ):
-            value = node.value
-            called = ""
-            if isinstance(value, ast.Call):
-                func = value.func
-                if isinstance(func, ast.Call) and func.args:  # `partial(jax.jit, ...)(f)`
-                    made_by = index.imports.resolve(dotted_ast(func.func))
-                    func = func.args[0] if made_by == "functools.partial" else func
-                called = index.imports.resolve(dotted_ast(func)) or ""
-            found.append(called)
-    return found
+    return _makers(class_node, index).get(name, [])
+
+
+def _makers(class_node: ast.ClassDef, index: ModuleIndex) -> dict[str, list[str]]:
+    """`attribute_makers` of every attribute the class binds: one walk of the class."""
+
+    def walk() -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for node in ast.walk(class_node):
+            if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if not (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"
+                ):
+                    continue
+                value = node.value
+                called = ""
+                if isinstance(value, ast.Call):
+                    func = value.func
+                    if isinstance(func, ast.Call) and func.args:  # `partial(jax.jit, ...)(f)`
+                        made_by = index.imports.resolve(dotted_ast(func.func))
+                        func = func.args[0] if made_by == "functools.partial" else func
+                    called = index.imports.resolve(dotted_ast(func)) or ""
+                found.setdefault(target.attr, []).append(called)
+        return found
+
+    return index.memoized(("attribute-makers", id(class_node)), walk)

@@ -361,15 +361,17 @@ def _with_reexports(
     merged = dict(defined)
     for _ in range(MAX_CONSUMER_ROUNDS):
         added = False
+        members: dict[str, list[tuple[str, KeyConsumer]]] = {}  # module or class → its names
+        for qualified, consumer in merged.items():
+            owner, _, last = qualified.rpartition(".")
+            members.setdefault(owner, []).append((last, consumer))
         for module, exports in sorted(reexports.items()):
             for name, target, own in exports:
                 if name.endswith("*"):  # `*`, or `Class.*` for what a class inherits
                     found = [
-                        (name[:-1] + n.rpartition(".")[2], c)
-                        for n, c in merged.items()
-                        if n.rpartition(".")[0] == target
-                        and n.rpartition(".")[2] not in own
-                        and (name == "*" or any(c[1:]))
+                        (name[:-1] + last, c)
+                        for last, c in members.get(target, ())
+                        if last not in own and (name == "*" or any(c[1:]))
                     ]
                 else:
                     found = [(name, merged[target])] if target in merged else []
@@ -549,14 +551,18 @@ def _inherited_methods(module: ModuleIndex) -> list[Export]:
     methods it does not define (a subclass in a third module calls `self.get_key(key)`). Only
     a method that consumes a key is inherited: one that does not may call a method the class
     overrides with one that does (`rvs` calling `self._rvs`), so what it does there is unknown."""
-    found = []
+    found: list[Export] = []
+    root = (module.imports.package or "").partition(".")[0]
+    if not root:
+        return found
     top = {id(statement) for statement in module.tree.body}
     for name, class_info in sorted(module.classes.items()):
         if id(class_info.node) not in top:
             continue  # a class nested in a function: no other module reaches it by name
         own = tuple(sorted(class_info.all_methods()))
         for ancestor in class_info.lineage():
-            found += [(f"{name}.*", b, own) for b in ancestor.base_names if "." in b]
+            bases = [b for b in ancestor.base_names if b.startswith(root + ".")]
+            found += [(f"{name}.*", base, own) for base in bases]
     return found
 
 

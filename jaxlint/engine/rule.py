@@ -70,10 +70,10 @@ class Rule:
         return True
 
     @classmethod
-    def needs_finished_index(cls, text: str) -> bool:
+    def needs_finished_index(cls, text: str, async_members: frozenset[str]) -> bool:
         """Does the rule read, in a module of this text, what only the finished project index
-        knows (`ModuleIndex.async_members`)? Then the module is not checked while the index is
-        being built, but once it is done."""
+        knows (`ModuleIndex.async_members`, given as the finished index has them)? Then a check
+        made while the index was being built is made again."""
         return False
 
     @classmethod

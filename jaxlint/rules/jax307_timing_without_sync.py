@@ -64,8 +64,9 @@ class TimingWithoutSync(Rule):
     host_node_types = (ast.Call,)
 
     @classmethod
-    def needs_finished_index(cls, text: str) -> bool:
-        return _calls_a_clock(text)  # `model.train_step(...)`: is it jitted in its module?
+    def needs_finished_index(cls, text: str, async_members: frozenset[str]) -> bool:
+        # `model.train_step(...)` timed: is it jitted in its module?
+        return any(f".{name}(" in text for name in async_members) and _calls_a_clock(text)
 
     @classmethod
     def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
