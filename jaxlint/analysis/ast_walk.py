@@ -48,3 +48,21 @@ def own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
         for child in ast.iter_child_nodes(node):
             if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 stack.append(child)
+
+
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def statements(node: ast.AST) -> Iterator[ast.stmt]:
+    """The statements under `node`, at any depth of blocks (`if`, `for`, `with`, `try`, nested
+    `def`s and classes), without walking their expressions."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        for name in _BLOCK_FIELDS:
+            block = getattr(current, name, None)
+            if type(block) is list:
+                for child in reversed(block):
+                    if isinstance(child, ast.stmt):
+                        yield child
+                    stack.append(child)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 
+from jaxlint.analysis.ast_walk import statements
 from jaxlint.analysis.jax_api import JIT_APIS
 from jaxlint.analysis.names import dotted_ast
 from jaxlint.analysis.scope import FunctionInfo, ModuleIndex
@@ -106,7 +107,7 @@ def _makers(class_node: ast.ClassDef, index: ModuleIndex) -> dict[str, list[str]
 
     def walk() -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}
-        for node in ast.walk(class_node):
+        for node in statements(class_node):
             if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
                 continue
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
