@@ -243,8 +243,8 @@ def index_project(
             on_parsed=check_parsed if wanted else None,
         )
     checked = {}
+    members = project.async_members
     for premise, path, text, diagnostics in done:
-        members = project.async_members
         if any(rule.needs_finished_index(text, members) for rule in rules):
             continue  # checked again, with what only the finished index knows
         if project.confirms(premise):

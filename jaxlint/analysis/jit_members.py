@@ -30,25 +30,22 @@ def async_members(index: ModuleIndex) -> list[tuple[str, bool]]:
     it is done (a `@jax.jit` method, `self.train_step = jax.jit(self.train_step)`, `self.update
     = jax.jit(update)` in `__init__`), so a clock read right after the call measures dispatch."""
     found: list[tuple[str, bool]] = []
-    top = {id(statement) for statement in index.tree.body}
-    for class_info in index.classes.values():
+    for class_info in index.top_level_classes():
         node = class_info.node
-        if id(node) not in top:
-            continue
         text = "".join(index.lines[node.lineno - 1 : node.end_lineno])
         if "jit" not in text and not index.jit_decorators:
             # a class whose text names no jit binds none: its methods are listed, not jitted
             found += [(name, False) for name in sorted(class_info.methods)]
             continue
-        names = set(class_info.methods) | set(_makers(class_info.node, index))
-        for name in sorted(names):
+        makers = _makers(node, index)
+        for name in sorted(set(class_info.methods) | set(makers)):
             method = class_info.methods.get(name)
             if method is not None and method.roots:
                 jitted = any(r.api in JIT_APIS for r in method.roots) and not returns_when_done(
                     method, index
                 )
             else:
-                made_by = attribute_makers(class_info.node, name, index)
+                made_by = makers.get(name, [])
                 jitted = bool(made_by) and all(
                     m in JIT_APIS and m not in WAITING_JITS for m in made_by
                 )

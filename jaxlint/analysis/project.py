@@ -555,14 +555,11 @@ def _inherited_methods(module: ModuleIndex) -> list[Export]:
     root = (module.imports.package or "").partition(".")[0]
     if not root:
         return found
-    top = {id(statement) for statement in module.tree.body}
-    for name, class_info in sorted(module.classes.items()):
-        if id(class_info.node) not in top:
-            continue  # a class nested in a function: no other module reaches it by name
+    for class_info in module.top_level_classes():
         own = tuple(sorted(class_info.all_methods()))
         for ancestor in class_info.lineage():
             bases = [b for b in ancestor.base_names if b.startswith(root + ".")]
-            found += [(f"{name}.*", base, own) for base in bases]
+            found += [(f"{class_info.node.name}.*", base, own) for base in bases]
     return found
 
 

@@ -379,6 +379,14 @@ class ModuleIndex:
             "line-starts", lambda: list(itertools.accumulate(map(len, self.lines), initial=0))
         )
 
+    def top_level_classes(self) -> list[ClassInfo]:
+        """The classes the module defines at its top level, by name: those other modules
+        reach (a class nested in a function is not one)."""
+        top = {id(statement) for statement in self.tree.body}
+        return sorted(
+            (c for c in self.classes.values() if id(c.node) in top), key=lambda c: c.node.name
+        )
+
     def memoized(self, key: object, compute: Callable[[], T]) -> T:
         """`compute()`, once per module and key: what a rule derives from the module (the
         names it calls in loops) and asks for again at every candidate."""
