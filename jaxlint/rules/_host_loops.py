@@ -70,8 +70,9 @@ def work_parts(loop: cst.For, name: str) -> list[cst.CSTNode]:
 
 def may_accumulate(loop: ast.For) -> bool:
     """The `ast` test before libcst: a straight-line body adding a call's result to a name
-    (`total += f(x[i])`) or scattering into an array (`total = total.at[i].add(e)`), in a loop
-    over `range(...)` or a name."""
+    (`total += f(x[i])`), adding to a container's items in a body that calls something
+    (`grads["w"] += g / n`) or scattering into an array (`total = total.at[i].add(e)`), in a
+    loop over `range(...)` or a name."""
     if loop.orelse or not all(
         isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)) for s in loop.body
     ):
@@ -83,13 +84,24 @@ def may_accumulate(loop: ast.For) -> bool:
     )
     if not (counted or isinstance(loop.iter, (ast.Name, ast.Attribute))):
         return False  # `.items()`, `zip(...)`: Python collections, not an array's rows
+    calls = any(isinstance(n, ast.Call) for s in loop.body for n in walk_ast(s))
     return any(
         (
             isinstance(s, ast.AugAssign)
-            and isinstance(s.target, ast.Name)
             and isinstance(s.op, (ast.Add, ast.Sub))
-            and any(isinstance(n, ast.Call) for n in walk_ast(s.value))
             and not any(isinstance(n, ast.JoinedStr) for n in walk_ast(s.value))
+            and (
+                (
+                    isinstance(s.target, ast.Name)
+                    and any(isinstance(n, ast.Call) for n in walk_ast(s.value))
+                )
+                # `grads["w"] += g / n`: the row's work may be in the statements before
+                or (
+                    isinstance(s.target, ast.Subscript)
+                    and isinstance(_item_base(s.target), ast.Name)
+                    and calls
+                )
+            )
         )
         or (
             isinstance(s, ast.Assign)
@@ -100,6 +112,36 @@ def may_accumulate(loop: ast.For) -> bool:
         )
         for s in loop.body
     )
+
+
+def _item_base(target: ast.expr) -> ast.expr:
+    """The container whose item `target` stores (`grads` of `grads["w"]["b"]`), or `target`."""
+    while isinstance(target, ast.Subscript):
+        target = target.value
+    return target
+
+
+def item_totals(loop: cst.For) -> set[str]:
+    """Containers whose items a straight-line body adds to (`grads["w"] += g / n`) and reads
+    nowhere else: one total per item, as `total += e` is for a name."""
+    added: set[str] = set()
+    targets: set[int] = set()  # the containers' names in the `+=` targets
+    for small in _small_statements(loop):
+        if not isinstance(small, cst.AugAssign) or not isinstance(small.target, cst.Subscript):
+            continue
+        base: cst.BaseExpression = small.target
+        while isinstance(base, cst.Subscript):
+            base = base.value
+        if not isinstance(base, cst.Name):
+            continue
+        if not isinstance(small.operator, (cst.AddAssign, cst.SubtractAssign)):
+            return set()
+        added.add(base.value)
+        targets.add(id(base))
+    elsewhere = {
+        n.value for n in subtree(loop.body) if isinstance(n, cst.Name) and id(n) not in targets
+    }
+    return added - elsewhere
 
 
 def accumulation(loop: cst.For, total: str) -> str | None:

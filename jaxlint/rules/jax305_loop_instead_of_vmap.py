@@ -16,12 +16,13 @@ from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
 from jaxlint.engine.edits import Refusal
 from jaxlint.engine.requests import ComprehensionToVmap
-from jaxlint.engine.rule import Rule
+from jaxlint.engine.rule import Rule, UnitContext
 from jaxlint.rules._comprehensions import STACKERS, stacked_comprehension, stacks_rows
 from jaxlint.rules._host_loops import (
     accumulation,
     appended_names,
     carried_names,
+    item_totals,
     may_accumulate,
     names_read,
     starts_empty,
@@ -92,15 +93,26 @@ class LoopInsteadOfVmap(Rule):
         callee = self._jax_call(comprehension.elt)
         if callee is None:
             return
+        target, arrays = code_of(loop.target), code_of(rows)
+        zipped = _zipped(rows, self.context)
+        if zipped and isinstance(loop.target, cst.Tuple):  # `for a, b in zip(A, B)`
+            target = ", ".join(code_of(e.value) for e in loop.target.elements)
+            arrays = ", ".join(code_of(a.value) for a in rows.args)  # type: ignore[attr-defined]
+        if built_before:
+            fix = Refusal("the list is built in another statement: compute it with jax.vmap there")
+        elif zipped:
+            fix = Refusal(
+                "`zip` stops at the shorter array where `jax.vmap` needs equal lengths: "
+                "rewrite it by hand where they are"
+            )
+        else:
+            fix = self.context.rewrite(ComprehensionToVmap(node, comprehension))
         self.report(
             comprehension if built_before else node,  # (the stack may be far below)
             f"this calls `{callee}` once per row of `{code_of(rows)}` from Python — one "
             f"dispatch (or one trace) per row — and stacks the rows; `jax.vmap` computes them "
-            f"in one call: `jax.vmap(lambda {code_of(loop.target)}: "
-            f"{code_of(comprehension.elt)})({code_of(rows)})`",
-            fix=Refusal("the list is built in another statement: compute it with jax.vmap there")
-            if built_before
-            else self.context.rewrite(ComprehensionToVmap(node, comprehension)),
+            f"in one call: `jax.vmap(lambda {target}: {code_of(comprehension.elt)})({arrays})`",
+            fix=fix,
         )
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
@@ -119,11 +131,18 @@ class LoopInsteadOfVmap(Rule):
         if not straight_line(loop):
             return
         carried = carried_names(loop)
-        if len(carried) != 1:
-            return
-        (total,) = carried
-        update = accumulation(loop, total)
-        if update is None:
+        items = item_totals(loop)
+        if len(carried) == 1 and not items:
+            (total,) = carried
+            update = accumulation(loop, total)
+            if update is None:
+                return
+        elif len(items) == 1 and not carried:  # `grads["w"] += g / n`: a total per item
+            (container,) = items
+            if self.context.kind_at(cst.Name(container), loop) == Kind.ARRAY:
+                return  # `counts[b] += ...` on a JAX array raises: JAX204's
+            total, update = f"{container}[...]", "sum"
+        else:
             return
         indexed = self._over_rows(loop) or (
             # a JAX array updated one index per iteration of a counted loop
@@ -277,6 +296,8 @@ class LoopInsteadOfVmap(Rule):
         one, or an attribute of `self` that the class only ever sets to JAX arrays
         (`self.locations = jax.device_put(locs)`)?"""
         context = self.context
+        if _zipped(rows, context):  # `zip(A, B)`: the rows of arrays walked side by side
+            return all(self._array_rows(a.value) for a in rows.args)  # type: ignore[attr-defined]
         while isinstance(rows, cst.Subscript) and all(
             isinstance(s.slice, cst.Slice) for s in rows.slice
         ):
@@ -351,6 +372,16 @@ class LoopInsteadOfVmap(Rule):
         ) and not _stores_on_self(method):
             return code_of(func)
         return None
+
+
+def _zipped(rows: cst.BaseExpression, context: UnitContext) -> bool:
+    """Is `rows` `zip(A, B, ...)` of positional iterables?"""
+    return (
+        isinstance(rows, cst.Call)
+        and context.resolve(rows.func) == "builtins.zip"
+        and len(rows.args) >= 2
+        and all(a.keyword is None and not a.star for a in rows.args)
+    )
 
 
 def _comprehension_names(index: ModuleIndex) -> frozenset[str]:
