@@ -144,6 +144,9 @@ LOOKUPS = frozenset(
 )
 # a check of a key (`is_prng_key(key)`, `_check_key(key)`), not a draw from it
 PREDICATE = re.compile(r"_*(?:is|has|check|assert|validate|ensure)(?:_|[A-Z]|$)")
+# a method named for drawing (`vardist.sample(w, key)`, `target.reference_samples(1, key=key)`,
+# `flow.sample_and_log_prob(key)`, `dist.rsample(key)`): given a key, it draws from it
+SAMPLER = re.compile(r"_*(?:r?sample|draw)(?:_\w+)?|\w+_samples?")
 # libraries whose classes consume a `key=` at construction (`eqx.nn.Linear(3, 4, key=k)`)
 CONSUMING_LIBRARIES = (
     "equinox.",
@@ -276,7 +279,9 @@ class KeyFlow:
         self.keys: set[int] = set()  # objects known to be keys
         # a key `fold_in` derived → the names its data reads, and what they held
         self.folded: dict[int, list[tuple[str, frozenset[int]]]] = {}
-        self.consumers: dict[int, int] = {}  # object → how many calls consume it
+        # (object, loop) → how many calls in that loop (or outside loops: 0) consume it: a key
+        # that reaches two sibling loops (the first may not run) has each loop's consumers
+        self.consumers: dict[tuple[int, int], int] = {}
         self._objects: dict[tuple[str, int], frozenset[int]] = {}
         self.candidates: set[int] = set()  # functions that may consume a key (by their text)
 
@@ -551,7 +556,8 @@ class KeyFlow:
             if finding.code == "JAX501":
                 if id(finding.node) in looped:
                     continue
-                count = max((self.consumers.get(o, 0) for o in self._objects[slot]), default=2)
+                objects = self._objects[slot]
+                count = max((n for (o, _), n in self.consumers.items() if o in objects), default=2)
                 finding = replace(finding, consumers=count)
             kept.append(finding)
         return sorted(kept, key=lambda f: (f.node.lineno, f.node.col_offset, f.code))
@@ -1123,6 +1129,7 @@ class _Walker:
                 self._shuffles_loop_item(call, frame)
                 or _seed_per_variant(call, key, frame)
                 or _feeds_loop_item(call, frame.node)
+                or _retry_on_nothing(call, frame.node)
             ):
                 continue
             if not frame.closure and obj not in back.uses:
@@ -1499,6 +1506,11 @@ class _Walker:
         # a class of a library not known to draw (`navix.State(key=key, grid=g)`) stores what
         # it is given, as one handed a key by position does (below)
         stored = bool(qualified) and not library and last[:1].isupper()
+        sampler = (
+            isinstance(node.func, ast.Attribute)
+            and SAMPLER.fullmatch(last) is not None
+            and not _dummy_sample(node.func)
+        )
         for keyword in node.keywords:
             if keyword.arg not in KEY_KEYWORDS or stored:
                 continue
@@ -1506,7 +1518,7 @@ class _Walker:
                 for value in keyword.value.values:
                     yield value, values[id(value)], NAMED
             elif keyword.arg != "rngs":  # an `nnx.Rngs` advances itself on every use
-                yield keyword.value, keywords[keyword.arg], NAMED if library else WEAK
+                yield keyword.value, keywords[keyword.arg], NAMED if library or sampler else WEAK
         if last in ("init", "initialize") and node.args and isinstance(node.func, ast.Attribute):
             yield node.args[0], args[0], NAMED  # `model.init(key, x)`, `manifold.initialize(key)`
             return
@@ -1532,7 +1544,7 @@ class _Walker:
             return
         for argument, objects in zip(node.args, args, strict=True):
             if not isinstance(argument, ast.Starred) and self._is_key(argument, _NOTHING):
-                yield argument, objects, WEAK
+                yield argument, objects, NAMED if sampler else WEAK
 
     def _numpyro_draw(self, node: ast.Call) -> bool:
         """`dist.Normal(m, s).sample(key, ...)`: a numpyro distribution made on the spot draws
@@ -1696,8 +1708,9 @@ class _Walker:
         if not objects:
             return
         place = self.place_of(argument)
+        loop = id(self.loops[-1].node) if self.loops else 0
         for obj in objects if not weak else ():
-            self.flow.consumers[obj] = self.flow.consumers.get(obj, 0) + 1
+            self.flow.consumers[obj, loop] = self.flow.consumers.get((obj, loop), 0) + 1
             made = self.flow.seeded.get(obj)
             if (
                 made is not None
@@ -2412,6 +2425,45 @@ def _wraps(outer: ast.expr, inner: ast.expr) -> bool:
     return any(n is not outer and ast.dump(n) == wanted for n in walk_ast(outer))
 
 
+def _retry_on_nothing(call: ast.Call, loop: ast.AST) -> bool:
+    """A retry: `while ...: sample = replay.sample(key)`, `if sample is None: continue`, then
+    the body leaves the loop (mujax's reanalyzer waiting for its buffer). The loop comes round
+    again only when the draw gave nothing, so no two results it keeps share numbers."""
+    if not isinstance(loop, ast.While) or not loop.body:
+        return False
+    if not isinstance(loop.body[-1], (ast.Return, ast.Break, ast.Raise)):
+        return False
+    bound = next(
+        (
+            s.targets[0].id
+            for s in loop.body
+            if isinstance(s, ast.Assign)
+            and s.value is call
+            and len(s.targets) == 1
+            and isinstance(s.targets[0], ast.Name)
+        ),
+        None,
+    )
+    if bound is None:
+        return False
+    retries = [
+        s
+        for s in loop.body
+        if isinstance(s, ast.If)
+        and isinstance(s.test, ast.Compare)
+        and isinstance(s.test.left, ast.Name)
+        and s.test.left.id == bound
+        and len(s.test.ops) == 1
+        and isinstance(s.test.ops[0], ast.Is)
+        and isinstance(s.test.comparators[0], ast.Constant)
+        and s.test.comparators[0].value is None
+        and isinstance(s.body[-1], ast.Continue)
+    ]
+    # no other way round: the retries' `continue`s are the loop's only ones
+    continues = [n for n in walk_ast(loop) if isinstance(n, ast.Continue)]
+    return len(retries) == 1 and continues == [retries[0].body[-1]]
+
+
 def _feeds_loop_item(call: ast.Call, loop: ast.AST) -> bool:
     """Is `call` an argument of a call of the loop's item whose results are kept apart, one
     per item (`{name: metric(w, split(k, n)) for name, metric in metrics.items()}`,
@@ -2515,13 +2567,13 @@ def _loop_iterables(loop: ast.AST) -> list[ast.expr]:
 
 
 def _dummy_sample(func: ast.expr) -> bool:
-    """`env.observation_space.sample(key)`: an example value of a space, drawn for its shape
-    and dtype (to `init` a network or build a dummy step), not for its numbers."""
-    return (
-        isinstance(func, ast.Attribute)
-        and func.attr == "sample"
-        and _last_name(func.value).lower().endswith("space")
-    )
+    """`env.observation_space.sample(key)`, `env.action_space(params).sample(key)` (gymnax's
+    spaces take the parameters): an example value of a space, drawn for its shape and dtype (to
+    `init` a network or build a dummy step), not for its numbers."""
+    if not (isinstance(func, ast.Attribute) and func.attr == "sample"):
+        return False
+    space = func.value.func if isinstance(func.value, ast.Call) else func.value
+    return _last_name(space).lower().endswith("space")
 
 
 def _is_wildcard(pattern: ast.AST) -> bool:
