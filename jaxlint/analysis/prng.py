@@ -215,6 +215,25 @@ class KeyFinding:
     # JAX501: the place holds a tree of keys a `tree_map` consumed leaf by leaf: no one key
     tree: bool = False
 
+    @property
+    def in_closure(self) -> bool:
+        """Does a consumer draw from the key inside a local function it calls, which closes
+        over it (`noise(x.shape)`): no key argument there to replace."""
+        return isinstance(self.key, ClosureKey) or isinstance(self.first_key, ClosureKey)
+
+
+def _subject(place: str, key: ast.expr | None, call: ast.Call) -> str:
+    """How a finding names its key: `key`, or, drawn inside a local function the call runs,
+    `key` (drawn inside `jitter`, which closes over it)."""
+    if isinstance(key, ClosureKey):
+        return f"`{place}` (drawn inside `{dotted_ast(call.func)}`, which closes over it)"
+    return f"`{place}`"
+
+
+class ClosureKey(ast.Name):
+    """The key a call of a local function draws from through the name it closes over: the
+    call has no such argument."""
+
 
 @dataclass(eq=False)
 class _Use:
@@ -282,6 +301,7 @@ class KeyFlow:
         # (object, loop) → how many calls in that loop (or outside loops: 0) consume it: a key
         # that reaches two sibling loops (the first may not run) has each loop's consumers
         self.consumers: dict[tuple[int, int], int] = {}
+        self.closures_walked: set[int] = set()  # local functions walked for the keys they draw
         self._objects: dict[tuple[str, int], frozenset[int]] = {}
         self.candidates: set[int] = set()  # functions that may consume a key (by their text)
 
@@ -1277,8 +1297,8 @@ class _Walker:
                 "JAX502",
                 call,
                 key,
-                f"`{place}` is consumed here on every iteration of the {kind} but never "
-                "advanced, so every iteration draws the same random numbers; "
+                f"{_subject(place, key, call)} is consumed here on every iteration of the "
+                f"{kind} but never advanced, so every iteration draws the same random numbers; "
                 + (
                     "give each iteration its own seed (`seed + i`) or split one key"
                     if seed
@@ -1415,6 +1435,9 @@ class _Walker:
             if strength == KNOWN or self._is_key(argument, objects):
                 via = qualified or self._describe(node)
                 self.consume(argument, objects, node, via, state, weak=strength == WEAK)
+        if isinstance(node.func, ast.Name) and not qualified:
+            for place, objects in self._closure_draws(node.func, state):
+                self.consume(ClosureKey(place), objects, node, node.func.id, state)
         if qualified == FOLD_IN and len(node.args) >= 2:
             self._fold(node, args[0], state)
         if self.loops:
@@ -1635,6 +1658,65 @@ class _Walker:
                 return f"{made}(...).{func.attr}"
         return dotted_ast(func) or "a call"
 
+    def _local_lambda(self, scope: FunctionInfo, name: str) -> tuple[FunctionInfo, int] | None:
+        """The lambda a local name is bound to, when that is its only binding
+        (`noise = lambda x: ...`)."""
+        if isinstance(scope.node, ast.Lambda) or name in scope.params:
+            return None
+        node = scope.node
+        key = ("prng-local-bindings", id(node))
+        values = self.flow.index.memoized(key, lambda: local_bindings_of(node)).get(name, [])
+        if len(values) != 1 or not isinstance(values[0], ast.Lambda):
+            return None
+        info = self.flow.index.function_of(values[0])
+        return (info, 0) if info is not None else None
+
+    def _closure_draws(self, func: ast.Name, state: _State) -> list[tuple[str, frozenset[int]]]:
+        """The keys of this scope a local `def` or lambda draws from when called, through
+        names it does not bind itself (`noise = lambda x: x + normal(key, x.shape)`, then
+        `noise(a)` and `noise(b)`: both draw from `key`)."""
+        callee = self._callee(func, "")
+        if callee is None or self.function is None:
+            return []
+        function = callee[0]
+        enclosing = function.parent
+        while enclosing is not None and enclosing is not self.function:
+            enclosing = enclosing.parent
+        if enclosing is None or id(function) in self.flow.closures_walked:
+            return []  # not a closure of this scope (or one being walked: a recursion)
+        own = function.local_names | set(function.params)
+        held = {
+            place: objects
+            for place, objects in state.places.items()
+            if _root(place) not in own
+            and objects
+            and (objects & self.flow.keys or KEY_NAME.search(_split_place(place)[1]))
+        }
+        if not held:
+            return []
+        walker = _Walker(self.flow, function, imports_in(function, self.flow.index.imports))
+        walker.entry = self.entry
+        walker.instances = dict(self.instances)
+        inner = _State(dict(held), {}, 1)
+        self.flow.closures_walked.add(id(function))
+        counted = dict(self.flow.consumers)  # the callee's draws count at this call alone
+        try:
+            if isinstance(function.node, ast.Lambda):
+                for name in function.params:
+                    inner.places[name] = walker.fresh()
+                walker.expr(function.node.body, inner)
+                ends = [inner]
+            else:
+                walker.run(function.node.body, list(function.params), inner)
+                ends = walker.ends
+        finally:
+            self.flow.closures_walked.discard(id(function))
+            self.flow.consumers = counted
+        drawn = {
+            obj for end in ends for obj, use in end.uses.items() if use.definite and not use.weak
+        }
+        return [(place, objects & drawn) for place, objects in held.items() if objects & drawn]
+
     def _callee(self, func: ast.expr, qualified: str) -> tuple[FunctionInfo, int] | None:
         """The function of this module a call runs, and how many leading params it binds."""
         index = self.flow.index
@@ -1651,7 +1733,7 @@ class _Walker:
                     if name in scope.local_defs:
                         return scope.local_defs[name], 0
                     if name in scope.local_names:
-                        return None
+                        return self._local_lambda(scope, name)
                     scope = scope.parent
             if name in index.module_defs:
                 return index.module_defs[name], 0
@@ -1780,8 +1862,8 @@ class _Walker:
                         "JAX501",
                         call,
                         argument,
-                        f"`{place}` was already {how}; using it again gives the same (or "
-                        f"correlated) random numbers; {advice}",
+                        f"{_subject(place, argument, call)} was already {how}; using it "
+                        f"again gives the same (or correlated) random numbers; {advice}",
                         first=first.node,
                         first_key=first.key,
                         seed=seed,

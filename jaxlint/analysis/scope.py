@@ -387,6 +387,13 @@ class ModuleIndex:
             (c for c in self.classes.values() if id(c.node) in top), key=lambda c: c.node.name
         )
 
+    def function_of(self, node: ast.AST) -> FunctionInfo | None:
+        """The def or lambda `node` is, as the index holds it."""
+        by_node = self.memoized(
+            "functions-by-node", lambda: {id(f.node): f for f in self.functions}
+        )
+        return by_node.get(id(node))
+
     def memoized(self, key: object, compute: Callable[[], T]) -> T:
         """`compute()`, once per module and key: what a rule derives from the module (the
         names it calls in loops) and asks for again at every candidate."""

@@ -92,6 +92,11 @@ class PrngKeyReuse(KeyFindingRule):
                 "a tree of keys, mapped leaf by leaf: give each mapping keys of its own (split "
                 "the key they come from into more) by hand"
             )
+        if finding.in_closure:
+            return Refusal(
+                f"a local function draws from `{name}`, which it closes over: give it a key "
+                "parameter and split the key by hand"
+            )
         if name is None or not isinstance(finding.first_key, ast.Name):
             return Refusal("the key is not a plain local name: split it by hand")
         if finding.carried:

@@ -29,6 +29,11 @@ class PrngKeyInLoop(KeyFindingRule):
             )
         if finding.seed:
             return Refusal("an integer seed, not a key: give each iteration its own seed by hand")
+        if finding.in_closure:
+            return Refusal(
+                "a local function draws from the key it closes over: give it the key as a "
+                "parameter and fold the loop index in by hand"
+            )
         if finding.fold_in_index is None:
             return Refusal(
                 "the loop has no integer index that is distinct on every iteration (or an "
