@@ -222,6 +222,23 @@ class KeyFinding:
         return isinstance(self.key, ClosureKey) or isinstance(self.first_key, ClosureKey)
 
 
+def _default_when_none(function: ast.AST, name: str, value: ast.expr) -> bool:
+    """Is the parameter `name` (default None) bound to `value` under `if name is None:`, as a
+    default callable is (`if predict_fn is None: predict_fn = lambda x: ...`)?"""
+    for node in walk_ast(function):
+        if (
+            isinstance(node, ast.If)
+            and isinstance(node.test, ast.Compare)
+            and isinstance(node.test.left, ast.Name)
+            and node.test.left.id == name
+            and isinstance(node.test.ops[0], ast.Is)
+            and isinstance(node.test.comparators[0], ast.Constant)
+            and node.test.comparators[0].value is None
+        ):
+            return any(isinstance(s, ast.Assign) and s.value is value for s in node.body)
+    return False
+
+
 def _subject(place: str, key: ast.expr | None, call: ast.Call) -> str:
     """How a finding names its key: `key`, or, drawn inside a local function the call runs,
     `key` (drawn inside `jitter`, which closes over it)."""
@@ -1661,13 +1678,15 @@ class _Walker:
     def _local_lambda(self, scope: FunctionInfo, name: str) -> tuple[FunctionInfo, int] | None:
         """The lambda a local name is bound to, when that is its only binding
         (`noise = lambda x: ...`)."""
-        if isinstance(scope.node, ast.Lambda) or name in scope.params:
-            return None
         node = scope.node
+        if isinstance(node, ast.Lambda):
+            return None
         key = ("prng-local-bindings", id(node))
         values = self.flow.index.memoized(key, lambda: local_bindings_of(node)).get(name, [])
         if len(values) != 1 or not isinstance(values[0], ast.Lambda):
             return None
+        if name in scope.params and not _default_when_none(node, name, values[0]):
+            return None  # a callable the caller passes
         info = self.flow.index.function_of(values[0])
         return (info, 0) if info is not None else None
 
@@ -1679,11 +1698,11 @@ class _Walker:
         if callee is None or self.function is None:
             return []
         function = callee[0]
-        enclosing = function.parent
-        while enclosing is not None and enclosing is not self.function:
-            enclosing = enclosing.parent
-        if enclosing is None or id(function) in self.flow.closures_walked:
-            return []  # not a closure of this scope (or one being walked: a recursion)
+        scope: FunctionInfo | None = self.function  # this scope or one around it defined it
+        while scope is not None and scope is not function.parent:
+            scope = scope.parent
+        if scope is None or id(function) in self.flow.closures_walked:
+            return []  # not a closure of these scopes (or one being walked: a recursion)
         own = function.local_names | set(function.params)
         held = {
             place: objects
