@@ -226,17 +226,22 @@ def _default_when_none(function: ast.AST, name: str, value: ast.expr) -> bool:
     """Is the parameter `name` (default None) bound to `value` under `if name is None:`, as a
     default callable is (`if predict_fn is None: predict_fn = lambda x: ...`)?"""
     for node in walk_ast(function):
-        if (
-            isinstance(node, ast.If)
-            and isinstance(node.test, ast.Compare)
-            and isinstance(node.test.left, ast.Name)
-            and node.test.left.id == name
-            and isinstance(node.test.ops[0], ast.Is)
-            and isinstance(node.test.comparators[0], ast.Constant)
-            and node.test.comparators[0].value is None
-        ):
+        if isinstance(node, ast.If) and _is_none_test(node.test, name):
             return any(isinstance(s, ast.Assign) and s.value is value for s in node.body)
     return False
+
+
+def _is_none_test(test: ast.expr, name: str) -> bool:
+    """Is `test` `name is None`?"""
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == name
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Is)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+    )
 
 
 def _subject(place: str, key: ast.expr | None, call: ast.Call) -> str:
@@ -2551,13 +2556,7 @@ def _retry_on_nothing(call: ast.Call, loop: ast.AST) -> bool:
         s
         for s in loop.body
         if isinstance(s, ast.If)
-        and isinstance(s.test, ast.Compare)
-        and isinstance(s.test.left, ast.Name)
-        and s.test.left.id == bound
-        and len(s.test.ops) == 1
-        and isinstance(s.test.ops[0], ast.Is)
-        and isinstance(s.test.comparators[0], ast.Constant)
-        and s.test.comparators[0].value is None
+        and _is_none_test(s.test, bound)
         and isinstance(s.body[-1], ast.Continue)
     ]
     # no other way round: the retries' `continue`s are the loop's only ones
