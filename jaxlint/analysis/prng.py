@@ -892,9 +892,7 @@ class _Walker:
         if not all(_slice_bound(part) for part in parts):
             return None
         names = {n.id for part in parts for n in walk_ast(part) if isinstance(n, ast.Name)}
-        key = ("prng-local-bindings", id(function))
-        bound = self.flow.index.memoized(key, lambda: local_bindings_of(function))
-        if names & bound.keys():
+        if names & self._bindings(function).keys():
             return None
         return f"{inner}[{ast.unparse(bounds)}]"
 
@@ -1664,9 +1662,12 @@ class _Walker:
         )
 
     def _is_key(self, argument: ast.expr, objects: frozenset[int]) -> bool:
+        return self._holds_key(_place(argument), objects)
+
+    def _holds_key(self, place: str | None, objects: frozenset[int]) -> bool:
+        """Do `objects` hold a known key, or is `place` named like one?"""
         if objects & self.flow.keys:
             return True
-        place = _place(argument)
         return place is not None and KEY_NAME.search(_split_place(place)[1]) is not None
 
     def _describe(self, node: ast.Call) -> str:
@@ -1680,14 +1681,20 @@ class _Walker:
                 return f"{made}(...).{func.attr}"
         return dotted_ast(func) or "a call"
 
+    def _bindings(
+        self, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> dict[str, list[ast.expr | None]]:
+        """What the function's own statements bind each local name to (once per module)."""
+        key = ("prng-local-bindings", id(function))
+        return self.flow.index.memoized(key, lambda: local_bindings_of(function))
+
     def _local_lambda(self, scope: FunctionInfo, name: str) -> tuple[FunctionInfo, int] | None:
         """The lambda a local name is bound to, when that is its only binding
         (`noise = lambda x: ...`)."""
         node = scope.node
         if isinstance(node, ast.Lambda):
             return None
-        key = ("prng-local-bindings", id(node))
-        values = self.flow.index.memoized(key, lambda: local_bindings_of(node)).get(name, [])
+        values = self._bindings(node).get(name, [])
         if len(values) != 1 or not isinstance(values[0], ast.Lambda):
             return None
         if name in scope.params and not _default_when_none(node, name, values[0]):
@@ -1712,9 +1719,7 @@ class _Walker:
         held = {
             place: objects
             for place, objects in state.places.items()
-            if _root(place) not in own
-            and objects
-            and (objects & self.flow.keys or KEY_NAME.search(_split_place(place)[1]))
+            if _root(place) not in own and objects and self._holds_key(place, objects)
         }
         if not held:
             return []
