@@ -15,6 +15,7 @@ import os
 import signal
 import sys
 import threading
+import time
 import types
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -26,6 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxlint.verify.classes import constructor_signature, is_linen_module, share_classes
+from jaxlint.verify.cpu_clock import POLL_S, limit_spent, most_wall
 from jaxlint.verify.inputs import (
     CALL_LADDER,
     INIT_LADDER,
@@ -93,15 +95,21 @@ class _OriginalTooSlow(BaseException):
 
 @contextlib.contextmanager
 def _time_limited(seconds: float) -> Iterator[None]:
-    """Raise _OriginalTooSlow in the block after `seconds` (a Python-level loop only: a
-    compiled computation returns first). A no-op off the main thread, where signals are not
-    delivered."""
+    """Raise _OriginalTooSlow in the block once it has spent `seconds` (`cpu_clock`: CPU time
+    as well as wall time, so a loaded machine does not skip an input set; a Python-level loop
+    only: a compiled computation returns first). A no-op off the main thread, where signals
+    are not delivered."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    started_wall, started_cpu = time.monotonic(), time.process_time()
+    most_wall_s = most_wall(seconds)
 
     def expire(signum: int, frame: object) -> None:
-        raise _OriginalTooSlow(f"the original did not return within {seconds:g} s")
+        wall = time.monotonic() - started_wall
+        if limit_spent(seconds, wall, time.process_time() - started_cpu, most_wall_s):
+            raise _OriginalTooSlow(f"the original did not return within {seconds:g} s")
+        signal.setitimer(signal.ITIMER_REAL, min(POLL_S, most_wall_s - wall))
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)

@@ -22,6 +22,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
+from jaxlint.verify.compile_settings import cheap_compile_environment
+from jaxlint.verify.cpu_clock import RequestClock
 from jaxlint.verify.memory import (
     ENVIRONMENT_NAME,
     ResidentMemoryWatch,
@@ -248,7 +250,7 @@ class VerificationSession:
         """The request's result, and the child if it can take another."""
         left = self._budget_s - self._spent_s
         started = time.monotonic()
-        result, healthy = child.run(request, min(time_limit_s, left))
+        result, healthy = child.run(request, min(time_limit_s, left), left)
         with self._lock:
             self._spent_s += time.monotonic() - started
         if not healthy:
@@ -323,7 +325,7 @@ def child_environment(home: str, reads: Sequence[str] = ()) -> dict[str, str]:
     env["PYTHONUNBUFFERED"] = "1"
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # no __pycache__ written into the user's project
     env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH", "")) if p)
-    return env
+    return cheap_compile_environment(env)
 
 
 SANDBOX_NAME = "JAXLINT_VERIFY_SANDBOX"
@@ -496,7 +498,9 @@ class _Child:
             )
         return None
 
-    def run(self, request: VerifyRequest, time_limit_s: float) -> tuple[VerifyResult, bool]:
+    def run(
+        self, request: VerifyRequest, time_limit_s: float, most_wall_s: float | None = None
+    ) -> tuple[VerifyResult, bool]:
         """Verify one request with this child: jaxlint judges what its calls return
         (`verdict.judge`); (the result, whether the child can take another).
 
@@ -508,7 +512,7 @@ class _Child:
         from jaxlint.verify.verdict import judge
 
         start = time.perf_counter()
-        trial = _ChildTrial(self, request, time_limit_s)
+        trial = _ChildTrial(self, request, RequestClock(self.pid, time_limit_s, most_wall_s))
         try:
             result = judge(request, trial)
         except _Stopped as stop:
@@ -518,16 +522,30 @@ class _Child:
         trial.close()
         return replace(result, seconds=round(time.perf_counter() - start, 3)), True
 
-    def ask(self, message: dict[str, Any], timeout: float) -> Any:
-        """Send one op; its reply (a dict), or _TIMEOUT, or _EOF. A message without a reply
-        (`close`) with `timeout` 0."""
+    def send(self, message: dict[str, Any]) -> bool:
+        """Send one op; False when the child's stdin is closed (it has gone)."""
         try:
             assert self._process.stdin is not None
             self._process.stdin.write(json.dumps(message) + "\n")
             self._process.stdin.flush()
         except OSError:
+            return False
+        return True
+
+    def ask(self, message: dict[str, Any], clock: RequestClock) -> Any:
+        """Send one op; its reply (a dict), or _EOF, or _TIMEOUT once `clock` says the
+        request's time is spent."""
+        if not self.send(message):
             return _EOF
-        return self._receive(timeout) if timeout > 0 else None
+        while (wait := clock.wait_s()) > 0:
+            reply = self._receive(wait)
+            if reply is not _TIMEOUT:
+                return reply
+        return _TIMEOUT
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
 
     def _crashed(self, request: VerifyRequest, protocol_problem: str = "") -> VerifyResult:
         self.kill()
@@ -605,16 +623,15 @@ class _Stopped(Exception):
 class _ChildTrial:
     """`verdict.Trial` over a child's pipes, within one request's time limit."""
 
-    def __init__(self, child: _Child, request: VerifyRequest, time_limit_s: float) -> None:
+    def __init__(self, child: _Child, request: VerifyRequest, clock: RequestClock) -> None:
         self._child = child
         self._request = request
-        self._time_limit_s = time_limit_s
-        self._deadline = time.monotonic() + time_limit_s
+        self._clock = clock
 
     def open(self, request: VerifyRequest) -> dict[str, Any]:
         wire = request_to_wire(request)
         wire["path"] = os.path.abspath(request.path)  # the child works in its own folder
-        message = {"op": "open", "request": wire, "cpu_limit_s": 2 * self._time_limit_s}
+        message = {"op": "open", "request": wire, "cpu_limit_s": 2 * self._clock.limit_s}
         return self._ask(message)
 
     def call(self, role: str, case: int, set_index: int) -> dict[str, Any] | None:
@@ -624,15 +641,15 @@ class _ChildTrial:
         return self._ask({"op": "mutations"}, "mutations")
 
     def close(self) -> None:
-        self._child.ask({"op": "close"}, 0)
+        self._child.send({"op": "close"})
 
     def _ask(self, message: dict[str, Any], field: str = "") -> Any:
         """The child's reply to `message` (its `field`, if named)."""
-        reply = self._child.ask(message, max(0.001, self._deadline - time.monotonic()))
+        reply = self._child.ask(message, self._clock)
         request = self._request
         if reply is _TIMEOUT:
             self._child.kill()
-            reason = f"verification exceeded the {self._time_limit_s:g} s time limit"
+            reason = f"verification exceeded the {self._clock.limit_s:g} s time limit"
             raise _Stopped(plain_result(request, "timeout", reason))
         if reply is _EOF:
             raise _Stopped(self._child._crashed(request))
