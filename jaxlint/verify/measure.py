@@ -10,6 +10,8 @@ from typing import Any
 
 import jax
 
+from jaxlint.verify.compile_settings import timed_compile_options
+
 # A single call wrapping the whole function (the rewritten function is usually jitted): count what
 # is inside it, so a jitted rewrite is measured like the undecorated original.
 _WRAPPERS = frozenset({"jit", "pjit", "closed_call", "core_call", "checkpoint", "remat"})
@@ -52,11 +54,12 @@ RUN_CALLS = 7  # timed calls of a compiled function, after one untimed call
 def compile_and_run_seconds(
     fn: Callable[..., Any], args: tuple[Any, ...]
 ) -> tuple[float, float | None]:
-    """Wall time of `jax.jit(fn).lower(*args).compile()`, and the steady-state time of one call
-    of the compiled function (the median of RUN_CALLS calls, each until its outputs are ready;
-    None when calling it raises)."""
+    """Wall time of `jax.jit(fn).lower(*args).compile()`, with the settings the user's code
+    compiles with (not the child's cheap ones: `compile_settings`), and the steady-state time
+    of one call of the compiled function (the median of RUN_CALLS calls, each until its outputs
+    are ready; None when calling it raises)."""
     start = time.perf_counter()
-    compiled = jax.jit(fn).lower(*args).compile()
+    compiled = jax.jit(fn).lower(*args).compile(compiler_options=timed_compile_options() or None)
     compile_s = time.perf_counter() - start
     try:
         jax.block_until_ready(compiled(*args))
