@@ -381,7 +381,7 @@ def _lint_in_pool(
         pool = ProcessPoolExecutor(
             max_workers=min(jobs, len(chunks)),
             initializer=_start_worker,
-            initargs=(initializer, *initargs),
+            initargs=(_worker_parent(), initializer, *initargs),
         )
     except (OSError, NotImplementedError, ValueError):
         return _lint_each(paths, config, options, progress)
@@ -419,13 +419,19 @@ def _collect(
     return outcomes
 
 
-def _start_worker(then: Callable[..., object] | None, *args: Any) -> None:
+def _worker_parent() -> int | None:
+    """The pid a pool worker's parent has: this process's, where workers are forked or spawned
+    from it (not from a fork server)."""
+    return os.getpid() if multiprocessing.get_start_method() in ("fork", "spawn") else None
+
+
+def _start_worker(parent: int | None, then: Callable[..., object] | None, *args: Any) -> None:
     """A pool worker leaves Ctrl-C to the main process (which ends it), and ends when the main
     process does, even by SIGKILL (Linux), instead of linting on as an orphan."""
     from jaxlint.verify.lifetime import die_with_parent  # only where a pool is started
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    die_with_parent()
+    die_with_parent(parent)
     if then is not None:
         then(*args)
 

@@ -167,6 +167,22 @@ def test_sigkill_at_random_moments_leaves_every_file_old_or_new(tmp_path: Path) 
     print(f"{KILL_TRIALS} kills of --fix over {KILL_FILES} files each, landing: {trials}")
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_worker_whose_parent_died_before_it_started_ends_at_once() -> None:
+    """The parent's pid is read before the fork: a worker that finds another parent (adopted,
+    its parent killed between the fork and the worker's start) ends instead of linting on as an
+    orphan (the SIGKILL trials above found one, 5 s after the kill, on a loaded machine)."""
+    probe = (
+        "import os, sys; from jaxlint.verify.lifetime import die_with_parent;"
+        " die_with_parent(os.getppid() + int(sys.argv[1])); print('lived')"
+    )
+    for offset, code, printed in ((1, 1, ""), (0, 0, "lived\n")):
+        run = subprocess.run(
+            [sys.executable, "-c", probe, str(offset)], capture_output=True, text=True, cwd=ROOT
+        )
+        assert (run.returncode, run.stdout) == (code, printed), run.stderr
+
+
 def _fresh_tree(folder: Path) -> Path:
     folder.mkdir()
     for number in range(KILL_FILES):

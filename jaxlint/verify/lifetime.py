@@ -16,12 +16,14 @@ import sys
 _PR_SET_PDEATHSIG = 1
 
 
-def die_with_parent() -> bool:
+def die_with_parent(parent: int | None = None) -> bool:
     """Have this process killed when its parent goes; True when the kernel took it. A parent
-    that is already gone (it died before this ran) ends this process now."""
+    that is already gone ends this process now: `parent` is its pid as the parent read it
+    before starting this process (read here instead, a parent killed between the fork and
+    this call is missed: the process was adopted already, and lived on as an orphan)."""
     if not sys.platform.startswith("linux"):
         return False
-    parent = os.getppid()
+    parent = os.getppid() if parent is None else parent
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
