@@ -84,8 +84,9 @@ class RequestClock:
         wall = time.monotonic() - self._started
         if wall < self.limit_s:
             return self.limit_s - wall
-        now = cpu_seconds(self._pid) if self._cpu_at_start is not None else None
-        used = None if now is None or self._cpu_at_start is None else now - self._cpu_at_start
+        used = None
+        if self._cpu_at_start is not None and (now := cpu_seconds(self._pid)) is not None:
+            used = now - self._cpu_at_start
         if limit_spent(self.limit_s, wall, used, self._most_wall_s):
             return 0.0
         return min(POLL_S, self._most_wall_s - wall)
