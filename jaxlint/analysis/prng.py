@@ -233,15 +233,21 @@ def _default_when_none(function: ast.AST, name: str, value: ast.expr) -> bool:
 
 def _is_none_test(test: ast.expr, name: str) -> bool:
     """Is `test` `name is None`?"""
-    return (
+    return _compared_to_none(test, ast.Is) == name
+
+
+def _compared_to_none(test: ast.expr, operator: type) -> str | None:
+    """The name `test` compares with None by `operator` (`x is None`: `ast.Is`), if it does."""
+    if (
         isinstance(test, ast.Compare)
-        and isinstance(test.left, ast.Name)
-        and test.left.id == name
         and len(test.ops) == 1
-        and isinstance(test.ops[0], ast.Is)
+        and isinstance(test.ops[0], operator)
+        and isinstance(test.left, ast.Name)
         and isinstance(test.comparators[0], ast.Constant)
         and test.comparators[0].value is None
-    )
+    ):
+        return test.left.id
+    return None
 
 
 def _subject(place: str, key: ast.expr | None, call: ast.Call) -> str:
@@ -3293,17 +3299,8 @@ def _none_guards(function: ast.AST, params: set[str]) -> dict[int, frozenset[str
     found: dict[int, frozenset[str]] = {}
 
     def tested(test: ast.expr, operator: type) -> str | None:
-        if (
-            isinstance(test, ast.Compare)
-            and len(test.ops) == 1
-            and isinstance(test.ops[0], operator)
-            and isinstance(test.left, ast.Name)
-            and test.left.id in params
-            and isinstance(test.comparators[0], ast.Constant)
-            and test.comparators[0].value is None
-        ):
-            return test.left.id
-        return None
+        name = _compared_to_none(test, operator)
+        return name if name in params else None
 
     def visit(nodes: Iterable[ast.AST], none: frozenset[str]) -> None:
         for node in nodes:
