@@ -610,7 +610,6 @@ class Trial:
         self._first_set = 0  # the first plan's first input set, where mutations are tried
 
     def __enter__(self) -> Trial:
-        jax.clear_caches()  # fair compile timings: nothing left over from earlier requests
         self._context.enter_context(_module_context(self.request, list(self._names)))
         return self
 
