@@ -11,6 +11,8 @@ import io
 import os
 import pstats
 import resource
+import shutil
+import subprocess
 import sys
 import time
 import warnings
@@ -123,6 +125,27 @@ def parse_libcst(text: str, path: str) -> Sequence[str]:
     return ()
 
 
+def ruff_command() -> list[str] | None:
+    """Ruff with every rule, no configuration file and no cache, or None where it is not
+    installed (it is a dev dependency: `.venv/bin/ruff`)."""
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
+    if ruff is None:
+        return None
+    return [ruff, "check", "--isolated", "--select", "ALL", "--no-cache", "--exit-zero", "-q"]
+
+
+def time_ruff(
+    command: list[str], files: list[SourceFile], result: ToolResult, package: str
+) -> None:
+    """Time one Ruff process over a package's files, on one thread (`RAYON_NUM_THREADS=1`; the
+    process inherits this one's CPU affinity). Its start-up (about 10 ms) is counted: Ruff is
+    a program, not a library."""
+    env = {**os.environ, "RAYON_NUM_THREADS": "1"}
+    start = time.perf_counter()
+    subprocess.run([*command, *(str(f.path) for f in files)], env=env, capture_output=True)
+    result.seconds.setdefault(package, []).append(time.perf_counter() - start)
+
+
 def load_jaxlint(checkout: Path = REPO_DIR) -> Linter | None:
     """Return a linter that does what one `jaxlint check --no-cache` process does per file,
     with the jaxlint of `checkout` (this one by default; another, a baseline worktree, for an
@@ -223,12 +246,14 @@ def print_table(
     results: dict[str, ToolResult],
 ) -> None:
     """Print one Markdown row per package and a total row."""
-    tools = [tool for tool in ("ast", "libcst", "jaxlint") if tool in results]
+    tools = [tool for tool in ("ast", "libcst", "ruff", "jaxlint") if tool in results]
     header = ["package", "files", "lines"]
     for tool in tools:
         header += [f"{tool} s", f"{tool} lines/s"]
     if "jaxlint" in results:
         header.append("jaxlint/libcst time")
+    if "jaxlint" in results and "ruff" in results:
+        header.append("jaxlint speed / Ruff's")
     print("| " + " | ".join(header) + " |")
     print("|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|")
     rows = [(p.pin, p.name) for p in packages] + [("**total**", None)]
@@ -242,6 +267,8 @@ def print_table(
             cells += [f"{seconds[tool]:.3f}", rate(lines, seconds[tool])]
         if "jaxlint" in results:
             cells.append(f"{seconds['jaxlint'] / seconds['libcst']:.2f}x")
+        if "jaxlint" in results and "ruff" in results:
+            cells.append(f"{seconds['ruff'] / seconds['jaxlint']:.2f}x")
         print("| " + " | ".join(cells) + " |")
 
 
@@ -255,6 +282,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--profile-out", help="also write the profile's stats to this file")
     parser.add_argument("--cpu", type=int, help="CPU to pin to (default: last allowed)")
     parser.add_argument("--no-jaxlint", action="store_true", help="measure ast and libcst only")
+    parser.add_argument("--no-ruff", action="store_true", help="leave Ruff out")
     parser.add_argument(
         "--jaxlint-from",
         type=Path,
@@ -282,7 +310,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"- Python {sys.version.split()[0]}, libcst {libcst_version()}, {affinity}")
     print(f"- load average at start: {load_average()}; repeats: {args.repeat} (best per package)")
 
+    ruff = None if args.no_ruff else ruff_command()
     results = {name: ToolResult() for name in tools}
+    if ruff is not None:
+        results["ruff"] = ToolResult()
     peak_after: dict[str, float] = {"files read": max_rss_mib()}
     for repeat in range(args.repeat):
         for name, tool in tools.items():
@@ -291,6 +322,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 time_tool(tool, corpus[package.name], results[name], package.name, tally)
             if repeat == 0:
                 peak_after[name] = max_rss_mib()
+        if ruff is not None:
+            for package in packages:
+                time_ruff(ruff, corpus[package.name], results["ruff"], package.name)
     print(f"- load average at end: {load_average()}\n")
 
     print_table(packages, corpus, results)
@@ -315,6 +349,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"\njaxlint: {jaxlint_rate:,.0f} lines/s on one core, {ratio:.2f}x libcst parse time; "
             f"{verdict} the {TARGET_LINES_PER_S:,} lines/s target"
         )
+        if "ruff" in results:
+            ruff_rate = total_lines / results["ruff"].total_best()
+            print(
+                f"Ruff --select ALL: {ruff_rate:,.0f} lines/s on one thread; jaxlint runs at "
+                f"{jaxlint_rate / ruff_rate:.2f}x Ruff's speed"
+            )
         print(
             f"diagnostics ({sum(codes.values())}): "
             + (", ".join(f"{code} {count}" for code, count in sorted(codes.items())) or "none")
@@ -335,7 +375,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 def time_cache_runs(folders: list[Path], checkout: Path = REPO_DIR) -> tuple[float, float]:
     """Wall time of `jaxlint check` (the checkout's) with an empty cache, then again with the
     cache it wrote."""
-    import subprocess
     import tempfile
 
     with tempfile.TemporaryDirectory() as cache_dir:
