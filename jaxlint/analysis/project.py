@@ -209,6 +209,7 @@ def build_project_index(
     cache_root: Path | None = None,
     on_parsed: OnParsed | None = None,
     unsaved: Mapping[str, bytes] | None = None,
+    between_modules: Callable[[], object] | None = None,
 ) -> ProjectIndex:
     """Index the project the files belong to; cheap enough to run before every lint.
 
@@ -216,7 +217,8 @@ def build_project_index(
     by the marks other modules gave it, so a warm rerun parses nothing. `on_parsed` is given
     each module the index parses, so a caller can lint it without parsing it again. `unsaved`
     holds the text of modules as an editor or stdin has them (by resolved path), read instead
-    of the disk.
+    of the disk. `between_modules` is called each time a module's trees are let go (a caller
+    that turned the cyclic garbage collector off collects there).
     """
     unsaved = {str(_real(path)): text for path, text in (unsaved or {}).items()}
     paths = project_files(files)
@@ -256,6 +258,7 @@ def build_project_index(
             reexports[index.sites[key].name] = exported
         if parsed is not None and on_parsed is not None:
             on_parsed(parsed)
+        parsed = None  # the module's trees and index are garbage from here on
         index.key_consumers.update(consumers)
         caller = index.sites[key].name
         for qualified, kind, how in outgoing:
@@ -269,7 +272,11 @@ def build_project_index(
                 target = _owner(qualified, by_name)
                 if target is not None and target[0] != key:
                     _mark(index, marked_by, target, kind, how, marked_by[key, name])
-    _through_consumers(index, sources, asked, reexports, jit_decorators, store, on_parsed)
+        if between_modules is not None:
+            between_modules()
+    _through_consumers(
+        index, sources, asked, reexports, jit_decorators, store, on_parsed, between_modules
+    )
     index.async_members = frozenset(name for name, jitted in members.items() if jitted)
     return index
 
@@ -318,6 +325,7 @@ def _through_consumers(
     jit_decorators: tuple[str, ...],
     store: Store | None,
     on_parsed: OnParsed | None = None,
+    between_modules: Callable[[], object] | None = None,
 ) -> None:
     """Summaries that hand a key on to another module's consumer (`make_block(key)` calling
     `blocks.Attention(key=key)`): each module was summarised knowing no other module's
@@ -337,6 +345,8 @@ def _through_consumers(
             consumers, asked[key] = _consumers_knowing(
                 sources[key], index, key, known, jit_decorators, store, on_parsed
             )
+            if between_modules is not None:
+                between_modules()
             told[key] = known
             site_name = index.sites[key].name
             before = {n: c for n, c in defined.items() if _defined_in(n, site_name)}
