@@ -31,7 +31,7 @@ happen in another order: the results agree within float rounding, which verifica
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Literal, cast
 
 import libcst as cst
 
@@ -366,9 +366,8 @@ def _output_value(small: cst.BaseSmallStatement) -> cst.BaseExpression:
     """The value of `out.append(v)` / `out.insert(0, v)` / `out[i] = v`."""
     if isinstance(small, cst.Assign):
         return small.value
-    # else `out.append(v)` / `out.insert(0, v)`, as the scan rewrite checked
-    value: cst.BaseExpression = small.value.args[-1].value  # type: ignore[attr-defined]  # an Expr
-    return value
+    # else `out.append(v)` / `out.insert(0, v)`, as the scan rewrite checked: a call's statement
+    return cast(cst.Call, cast(cst.Expr, small).value).args[-1].value
 
 
 def _output_of(statement: cst.BaseStatement) -> cst.BaseExpression:

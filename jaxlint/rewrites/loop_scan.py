@@ -13,7 +13,7 @@ refused with the reason; every rewrite is verified with JAX before it is applied
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, TypeGuard
+from typing import Literal, TypeGuard, cast
 
 import libcst as cst
 
@@ -937,10 +937,12 @@ def _generate(
         assert isinstance(statement, cst.SimpleStatementLine)  # an append or a slot write
         added = statement.body[0]
         # `out.append(v)` / `out.insert(0, v)` / `out[i] = v`, rows already replaced
-        if isinstance(added, cst.Assign):
-            value = added.value
-        else:
-            value = added.value.args[-1].value  # type: ignore[attr-defined]  # an append's Expr
+        value = (
+            added.value
+            if isinstance(added, cst.Assign)
+            # else an append or an insert: an expression statement of a call
+            else cast(cst.Call, cast(cst.Expr, added).value).args[-1].value
+        )
         value_code = cst.Module(body=[]).code_for_node(value)
         rebound_later = set().union(*(stores(s) for s in statements[position + 1 :]))
         if not (names_in(value) & rebound_later):
