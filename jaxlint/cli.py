@@ -124,8 +124,9 @@ def _say_interrupted(written: Sequence[str], unwritten: Sequence[str]) -> None:
 
 def _use_color(args: argparse.Namespace, stream: TextIO) -> bool:
     """`--color always|never`, or by default colour on a terminal unless NO_COLOR is set."""
-    if args.color != "auto":
-        return args.color == "always"
+    color: str = args.color
+    if color != "auto":
+        return color == "always"
     return not os.environ.get("NO_COLOR") and stream.isatty()
 
 

@@ -30,7 +30,7 @@ class _IgnoreFile:
     """The patterns of one `.gitignore`, which apply to paths below its folder."""
 
     folder: Path
-    spec: pathspec.PathSpec
+    spec: pathspec.GitIgnoreSpec
 
     def decision(self, path: Path, is_dir: bool) -> bool | None:
         """True (ignored), False (re-included by `!`) or None (no pattern matches)."""

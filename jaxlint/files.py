@@ -355,7 +355,8 @@ def lint_paths(
         if jobs <= 1 or len(paths) <= 1:
             return _lint_each(paths, config, options, progress)
         with contextlib.ExitStack() as stack:
-            initializer, initargs = None, ()
+            initializer: Callable[..., object] | None = None
+            initargs: tuple[Any, ...] = ()
             if session is not None:
                 from jaxlint.verify import remote
 

@@ -18,9 +18,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from jaxlint.analysis.project_view import ProjectView
+from jaxlint.analysis.source import parse_python, split_lines
 from jaxlint.diagnostics import Diagnostic, Span
 from jaxlint.engine.config import Config
-from jaxlint.engine.lint import LintResult, parse_python, split_lines
+from jaxlint.engine.lint import LintResult
 from jaxlint.engine.registry import ENGINE_CODES
 from jaxlint.fixes.pipeline import lint_source
 
@@ -286,7 +287,7 @@ def _cell_diagnostic(
     _, severity, _ = ENGINE_CODES["JAX000"]
     return Diagnostic(
         code="JAX000",
-        severity=severity,  # type: ignore[arg-type]
+        severity=severity,
         message=message,
         path=path,
         span=Span(line, column, line, column),
@@ -390,7 +391,8 @@ def _origin(line: int, origins: Sequence[tuple[int, int] | None]) -> tuple[int, 
         return None
     index = min(max(line, 1), len(origins)) - 1
     # A marker line has no origin: take the nearest line of code above it (or below).
-    for candidate in (*range(index, -1, -1), *range(index + 1, len(origins))):
+    candidates: tuple[int, ...] = (*range(index, -1, -1), *range(index + 1, len(origins)))
+    for candidate in candidates:
         if origins[candidate] is not None:
             return origins[candidate]
     return None
@@ -549,7 +551,7 @@ def _file_error(message: str, path: str) -> Diagnostic:
     _, severity, _ = ENGINE_CODES["JAX000"]
     return Diagnostic(
         code="JAX000",
-        severity=severity,  # type: ignore[arg-type]
+        severity=severity,
         message=message,
         path=path,
         span=Span(line, column, line, column),

@@ -226,8 +226,8 @@ def _quick_fix(title: str, diagnostic: types.Diagnostic, **fields: Any) -> types
 
 def _silences(document: _Document, silenced: str, line: int, code: str) -> bool:
     """The noqa comment parses and takes the finding away (not inside a string, say)."""
-    left = lint_source(silenced, document.path, document.config, project=document.project)
-    left = left.diagnostics
+    result = lint_source(silenced, document.path, document.config, project=document.project)
+    left = result.diagnostics
     return not any(d.code == "JAX000" or (d.code == code and d.line == line) for d in left)
 
 

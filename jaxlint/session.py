@@ -108,7 +108,7 @@ def _fingerprint(paths: list[Path], unsaved: Mapping[str, bytes]) -> str:
             digest.update(f"{path}:missing\n".encode())
             continue
         digest.update(f"{path}:{status.st_size}:{status.st_mtime_ns}\n".encode())
-    for path in sorted(unsaved):
-        digest.update(f"{os.path.realpath(path)}:".encode())
-        digest.update(hashlib.sha256(unsaved[path]).digest())
+    for unsaved_path in sorted(unsaved):
+        digest.update(f"{os.path.realpath(unsaved_path)}:".encode())
+        digest.update(hashlib.sha256(unsaved[unsaved_path]).digest())
     return digest.hexdigest()

@@ -92,12 +92,13 @@ def _arms(scope: ast.AST, imports: ImportTable) -> dict[int, Arm]:
                         found[id(body)] = (condition, index)
         elif len(node.args) >= 3:
             for index, arm in enumerate(node.args[1:3]):
+                root: ast.AST = arm
                 if kind == "functions":
                     body = body_of(arm)
                     if body is None:
                         break
-                    arm = body
-                found[id(arm)] = (condition, index)
+                    root = body
+                found[id(root)] = (condition, index)
     return found
 
 
@@ -117,17 +118,17 @@ def _uses(
     changed = True
     while changed:
         changed = False
-        for node in assignments:
-            if id(node) in carriers or node.value is None:
+        for assignment in assignments:
+            if id(assignment) in carriers or assignment.value is None:
                 continue
             read = {
                 n.id
-                for n in walk_ast(node.value)
+                for n in walk_ast(assignment.value)
                 if isinstance(n, ast.Name) and _arm_of(n, parents, arms) is None
             }
             if read & held:
-                carriers.add(id(node))
-                held |= _target_names(node)
+                carriers.add(id(assignment))
+                held |= _target_names(assignment)
                 changed = True
     for node in walk_ast(scope):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in held:
@@ -156,8 +157,9 @@ def _target_names(statement: ast.Assign | ast.AnnAssign) -> set[str]:
 
 
 def _arm_of(node: ast.AST, parents: dict[int, ast.AST], arms: dict[int, Arm]) -> Arm | None:
-    while node is not None:
-        if id(node) in arms:
-            return arms[id(node)]
-        node = parents.get(id(node))
+    current: ast.AST | None = node
+    while current is not None:
+        if id(current) in arms:
+            return arms[id(current)]
+        current = parents.get(id(current))
     return None

@@ -20,7 +20,8 @@ _CHILD_FIELDS: dict[type[cst.CSTNode], tuple[str, ...]] = {}
 
 
 def _subclasses(kind: type) -> set[type]:
-    found = set()
+    found: set[type] = set()
+    child: type
     for child in kind.__subclasses__():
         found |= {child} | _subclasses(child)
     return found

@@ -36,7 +36,7 @@ class TraceReason:
 
     @classmethod
     def from_json(cls, data: list[str]) -> TraceReason:
-        return cls(*data)  # type: ignore[arg-type]
+        return cls(*data)  # type: ignore[arg-type]  # `how` reads back as the str it was saved as
 
     def __str__(self) -> str:
         text = {

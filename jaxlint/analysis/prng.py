@@ -21,8 +21,9 @@ import itertools
 import re
 import weakref
 from collections import Counter
-from collections.abc import Collection, Container, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 from jaxlint.analysis.alternatives import Selections
 from jaxlint.analysis.ast_walk import own_nodes, walk_ast
@@ -456,8 +457,10 @@ class KeyFlow:
         that no method ever replaces: every call of a method drawing from it draws the same
         numbers (a `shuffle()` called once per epoch applies one permutation every epoch)."""
         imports = self.index.imports
-        node = class_info.node
-        text = "\n".join(self.index.lines[node.lineno - 1 : node.end_lineno or node.lineno])
+        class_node = class_info.node
+        text = "\n".join(
+            self.index.lines[class_node.lineno - 1 : class_node.end_lineno or class_node.lineno]
+        )
         if not any(maker in text for maker in ("PRNGKey(", "key(", "split(")):
             return  # no key made in the class's text
         stored = _stored_keys(class_info, imports)
@@ -746,9 +749,12 @@ class _ConsumerCalls:
         # (a pattern whose names the line does not hold is not searched)
         modules = self.project_modules if any(m in line for m in self.project_modules) else ()
         functions = self.functions if any(f in line for f in self.functions) else ()
-        searches = [lambda at: _OTHER_CONSUMERS_RE.search(line, at)]
-        if self.random_modules is not None:
-            searches.append(lambda at, pattern=self.random_modules: pattern.search(line, at))
+        searches: list[Callable[[int], re.Match[str] | None]] = [
+            lambda at: _OTHER_CONSUMERS_RE.search(line, at)
+        ]
+        random_modules = self.random_modules
+        if random_modules is not None:
+            searches.append(lambda at: random_modules.search(line, at))
         if modules:
             searches.append(lambda at: _first_of(_PROJECT_MODULE_CALL, line, at, modules))
         if functions:
@@ -782,6 +788,10 @@ def _first_of(
     return None
 
 
+# (first line, last line, function) of a function of the module
+_Span = tuple[int, int, FunctionInfo]
+
+
 def _may_consume(
     index: ModuleIndex, direct: _ConsumerCalls, tokens: tuple[str, ...]
 ) -> tuple[set[int], set[int]]:
@@ -803,7 +813,7 @@ def _may_consume(
                 at = text.find(needle, at + 1)
         return found
 
-    def holding(numbers: Iterable[int], among: list) -> list:
+    def holding(numbers: Iterable[int], among: list[_Span]) -> list[_Span]:
         ordered = sorted(numbers)
         return [
             span
@@ -1045,20 +1055,19 @@ class _Walker:
                 return state  # a test of an error: it stops early, perhaps before any use
             return self.block(node.body, state)
         elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
-            body = self.block(node.body, state.copy(1))  # type: ignore[attr-defined]
-            handlers = [
-                self.block(h.body, state.copy(1))
-                for h in node.handlers  # type: ignore[attr-defined]
-            ]
+            attempt = cast(ast.Try, node)  # `try`/`except*` (TryStar, 3.11+) has Try's fields
+            body = self.block(attempt.body, state.copy(1))
+            handlers = [self.block(h.body, state.copy(1)) for h in attempt.handlers]
             if body is not None:
-                body = self.block(node.orelse, body)  # type: ignore[attr-defined]
+                body = self.block(attempt.orelse, body)
             end = self.merge([body, *handlers], state.depth)
             final = getattr(node, "finalbody", [])
             return self.block(final, end) if final and end is not None else end
         elif type(node).__name__ == "Match":
-            self.expr(node.subject, state)  # type: ignore[attr-defined]
-            arms = [self.block(c.body, state.copy(1)) for c in node.cases]  # type: ignore[attr-defined]
-            if not any(_is_wildcard(c.pattern) for c in node.cases):  # type: ignore[attr-defined]
+            match = cast(ast.Match, node)  # told by its name above
+            self.expr(match.subject, state)
+            arms = [self.block(c.body, state.copy(1)) for c in match.cases]
+            if not any(_is_wildcard(c.pattern) for c in match.cases):
                 arms.append(state.copy(1))
             return self.merge(arms, state.depth)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -1308,7 +1317,8 @@ class _Walker:
     ) -> None:
         kind = _loop_kind(frame.node)
         if frame.leaves:
-            kind = f"`{dotted_ast(frame.node.func)}` over the tree's leaves"  # type: ignore[attr-defined]  # a tree_map call
+            assert isinstance(frame.node, ast.Call)  # a `leaves` frame is a tree_map call
+            kind = f"`{dotted_ast(frame.node.func)}` over the tree's leaves"
         if self.imports.resolve(dotted_ast(call.func)) == FOLD_IN:
             place = f"jax.random.fold_in({place}, {ast.unparse(call.args[1])})"
         if self._in_test() and _over_cases(frame.node):
@@ -1380,9 +1390,9 @@ class _Walker:
                 state.places, state.uses = merged.places, merged.uses
             return values
         if isinstance(node, ast.NamedExpr):
-            value = self.expr(node.value, state)
-            self.bind(state, node.target.id, value)
-            return value
+            named = self.expr(node.value, state)
+            self.bind(state, node.target.id, named)
+            return named
         if isinstance(node, ast.Lambda):
             return self.fresh()
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call):
@@ -1629,7 +1639,7 @@ class _Walker:
             return None
         receiver = func.value.id
         if receiver in ("self", "cls") and self.function is not None:
-            owner = self.function
+            owner: FunctionInfo | None = self.function
             while owner is not None and owner.class_info is None:
                 owner = owner.parent
             own_class = owner.class_info if owner is not None else None
@@ -1783,7 +1793,7 @@ class _Walker:
             return None
         owner_class = None
         if func.value.id in ("self", "cls") and self.function is not None:
-            owner = self.function
+            owner: FunctionInfo | None = self.function
             while owner is not None and owner.class_info is None:
                 owner = owner.parent
             owner_class = owner.class_info if owner is not None else None
@@ -2019,7 +2029,7 @@ class _Walker:
         held = [sorted(self.lookup(state, name)) for name in names]
         suffix = f"<fold {ast.dump(data)} {held}>"
         births = [self.flow.birth.get(o, 0) for objects in held for o in objects]
-        derived = set()
+        derived: set[int] = set()
         for parent in parents:
             made = self.flow.element(parent, suffix)
             for obj in made:
@@ -2051,7 +2061,10 @@ class _Walker:
         taking a key first, and does it draw from it: `he_uniform(in_axis=-2)` made by a call
         does, `zeros`, `ones` and `constant(0.1)` do not. None when it is none."""
         call = isinstance(node, ast.Call)
-        made_by = _public(self.imports.resolve(dotted_ast(node.func if call else node)) or "")
+        made_by = _public(
+            self.imports.resolve(dotted_ast(node.func if isinstance(node, ast.Call) else node))
+            or ""
+        )
         if not made_by.startswith(INITIALIZERS):
             return None
         name = made_by.rpartition(".")[2]
@@ -2452,7 +2465,7 @@ def _attributes_rebound_outside(
             called = dotted_ast(node.func) or ""
             last = called.rsplit(".", 1)[-1]
             if last in COPIERS or last == class_info.node.name:
-                found.update(k.arg for k in node.keywords if k.arg in names)
+                found.update(k.arg for k in node.keywords if k.arg is not None and k.arg in names)
             if last in ("setattr", "tree_at"):  # any attribute may be rebound
                 found.update(names)
         elif (
@@ -3195,14 +3208,14 @@ def _bound(
             given[names[position]] = argument
     for key, other in guards:
         value = given.get(other)
-        argument = given.get(key)
+        guarded = given.get(key)
         if (
             conditional is not None
             and isinstance(value, ast.Name)
             and value.id in conditional_on
-            and argument is not None
+            and guarded is not None
         ):
-            conditional[id(argument)] = value.id
+            conditional[id(guarded)] = value.id
             strength.setdefault(key, WEAK)
         elif value is not None and not (isinstance(value, ast.Constant) and value.value is None):
             strength.pop(key, None)

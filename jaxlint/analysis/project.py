@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from jaxlint.analysis.jax_api import TraceKind, TraceReason
 from jaxlint.analysis.jit_members import async_members
@@ -440,14 +441,14 @@ def _consumers_knowing(
     return consumers, names
 
 
-def _consumers_to_json(consumers: Mapping[str, KeyConsumer]) -> dict[str, list]:
+def _consumers_to_json(consumers: Mapping[str, KeyConsumer]) -> dict[str, list[Any]]:
     return {
         name: [list(p), list(c), [list(g) for g in gs], list(w)]
         for name, (p, c, gs, w) in consumers.items()
     }
 
 
-def _consumers_from_json(consumers: Mapping[str, list]) -> dict[str, KeyConsumer]:
+def _consumers_from_json(consumers: Mapping[str, list[Any]]) -> dict[str, KeyConsumer]:
     return {
         name: (tuple(p), tuple(c), tuple((k, o) for k, o in gs), tuple(w))
         for name, (p, c, gs, w) in consumers.items()
@@ -551,7 +552,9 @@ def _project_reexports(imports: ImportTable, package: str | None) -> list[Export
     root = (package or "").partition(".")[0]
     if not root:
         return []
-    named = [(n, t, ()) for n, t in sorted(imports.aliases.items()) if t.startswith(root + ".")]
+    named: list[Export] = [
+        (n, t, ()) for n, t in sorted(imports.aliases.items()) if t.startswith(root + ".")
+    ]
     return named + [("*", m, ()) for m in imports.starred if m.partition(".")[0] == root]
 
 

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TypeVar
 
 from jaxlint.analysis.jax_api import TraceKind, TraceReason
 from jaxlint.analysis.scope import FORWARDED, KeyConsumerSummary
-
-V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -48,7 +45,7 @@ class Asked:
         that takes a key and hands it to nothing consumes nothing, as a project function not
         listed does, and one that only forwards `**kwargs` consumes nothing of a call that
         passes no key keyword (an analysis that asked only of such names stands)."""
-        found = {}
+        found: dict[str, KeyConsumerSummary] = {}
         for name in sorted(self.names):
             summary = consumers.get(name)
             if summary is None:
@@ -68,12 +65,12 @@ class Asked:
         return cls(frozenset(names), frozenset(keyworded))
 
 
-class AskedNames(Mapping[str, V]):
+class AskedNames(Mapping[str, KeyConsumerSummary]):
     """A read-only mapping that remembers which keys were looked up, so that an analysis run
     before the project index was complete can tell whether the complete index would change
     its result: only keys that were asked can (`asked_everything` if it was iterated)."""
 
-    def __init__(self, inner: Mapping[str, V]) -> None:
+    def __init__(self, inner: Mapping[str, KeyConsumerSummary]) -> None:
         self._inner = inner
         self._names: set[str] = set()
         self._keyworded: set[str] = set()
@@ -83,16 +80,16 @@ class AskedNames(Mapping[str, V]):
     def asked(self) -> Asked:
         return Asked(frozenset(self._names), frozenset(self._keyworded))
 
-    def told(self) -> dict[str, V]:
+    def told(self) -> dict[str, KeyConsumerSummary]:
         """The informative answers given (`Asked.informative` of what was asked)."""
-        return self.asked.informative(self._inner)  # type: ignore[arg-type]
+        return self.asked.informative(self._inner)
 
-    def __getitem__(self, key: str) -> V:
+    def __getitem__(self, key: str) -> KeyConsumerSummary:
         self._names.add(key)
         self._keyworded.add(key)
         return self._inner[key]
 
-    def get_without_key_keywords(self, key: str) -> V | None:
+    def get_without_key_keywords(self, key: str) -> KeyConsumerSummary | None:
         """`get` for a call that passes no key keyword (see `Asked`)."""
         self._names.add(key)
         return self._inner.get(key)

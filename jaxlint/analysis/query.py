@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.jax_api import CONSTANT_CONSTRUCTORS, TraceKind
@@ -83,7 +83,7 @@ class Query:
         self.wrapper = wrapper
         self.line_offset = line_offset
         self._functions = iter(functions)
-        self._positions = None
+        self._positions: Mapping[cst.CSTNode, CodeRange] | None = None
         self.frame: Frame | None = None
 
     # -- traversal bookkeeping (called by the engine) -------------------------------------------
@@ -387,7 +387,8 @@ class _Branches(cst.CSTVisitor):
 
     def __init__(self, resolve: Callable[[cst.BaseExpression], str | None]) -> None:
         super().__init__()
-        self.resolve = resolve
+        # not `resolve`: that would hide CSTVisitor's own (metadata) `resolve`
+        self.resolve_name = resolve
         self.inside: set[int] = set()
         self.concrete: set[int] = set()
         self.eager: set[int] = set()  # inside `with jax.ensure_compile_time_eval():`
@@ -397,7 +398,7 @@ class _Branches(cst.CSTVisitor):
         for item in node.items:
             call = item.item
             func = call.func if isinstance(call, cst.Call) else call
-            if self.resolve(func) in EAGER_CONTEXTS:
+            if self.resolve_name(func) in EAGER_CONTEXTS:
                 _collect(node.body, self.eager)
 
     def visit_If(self, node: cst.If) -> None:
@@ -433,14 +434,14 @@ class _Branches(cst.CSTVisitor):
         """`x` of `isinstance(x, jax.Array)` (or jnp/np `ndarray`, or a tuple holding one)."""
         if not (
             isinstance(test, cst.Call)
-            and self.resolve(test.func) == "builtins.isinstance"
+            and self.resolve_name(test.func) == "builtins.isinstance"
             and len(test.args) == 2
             and isinstance(test.args[0].value, cst.Name)
         ):
             return None
         types = test.args[1].value
         elements = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
-        if any((self.resolve(e) or "") in ARRAY_TYPES for e in elements):
+        if any((self.resolve_name(e) or "") in ARRAY_TYPES for e in elements):
             return test.args[0].value.value
         return None
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import ast
 import functools
 import itertools
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from jaxlint.analysis.ast_walk import own_nodes, walk_ast
 from jaxlint.analysis.jax_api import (
@@ -72,6 +72,7 @@ _CONTAINER_FACTORIES = frozenset(
 
 
 T = TypeVar("T")
+_Node = TypeVar("_Node", bound=ast.AST)
 # a function of the project that consumes keys: its positional parameters, the consumed ones,
 # (key, other) pairs for a key consumed only when the other parameter is None, and the parameters
 # it hands only to weak consumers (callees jaxlint cannot see)
@@ -87,7 +88,7 @@ class JitRoot:
 
     api: str  # qualified name, e.g. "jax.jit"
     via: str  # "decorator" | "call"
-    node: ast.AST  # the decorator expression or the wrapping call
+    node: ast.expr | ast.stmt  # the decorator expression or the wrapping call (or the def)
     static_params: frozenset[str] | None  # None: the spec could not be read statically
     static_argnums: tuple[int, ...] = ()
     static_argnames: tuple[str, ...] = ()
@@ -399,7 +400,8 @@ class ModuleIndex:
         names it calls in loops) and asks for again at every candidate."""
         if key not in self._memo:
             self._memo[key] = compute()
-        return self._memo[key]
+        # what `compute` made for this key: each key is asked for with one type
+        return cast(T, self._memo[key])
 
     def called_on_host(self, function: FunctionInfo) -> bool:
         """Is `function`, or a jit alias of it, called from host code of this module (module
@@ -410,7 +412,7 @@ class ModuleIndex:
         names.add(f"self.{function.name}" if function.class_info is not None else function.name)
         return bool(names & self._host_calls)
 
-    def span_of(self, node: ast.AST) -> Span:
+    def span_of(self, node: ast.expr | ast.stmt) -> Span:
         """File span of an ast node (ast columns are UTF-8 byte offsets; spans count characters)."""
         end_line = getattr(node, "end_lineno", None) or node.lineno
         end_col = getattr(node, "end_col_offset", None)
@@ -469,14 +471,13 @@ class ModuleIndex:
 
     def _innermost_around(self, line: int) -> tuple[int, int, ast.stmt] | None:
         inside = [
-            f
+            (f.start_line, f.end_line, f.node)
             for f in self.functions
             if isinstance(f.node, ast.FunctionDef | ast.AsyncFunctionDef)
             and f.start_line <= line <= f.end_line
         ]
         if inside:
-            innermost = max(inside, key=lambda f: f.start_line)
-            return innermost.start_line, innermost.end_line, innermost.node
+            return max(inside, key=lambda unit: unit[0])  # the innermost
         for statement in self.tree.body:
             first = min(
                 [statement.lineno] + [d.lineno for d in getattr(statement, "decorator_list", [])]
@@ -486,7 +487,7 @@ class ModuleIndex:
         return None
 
 
-def _enclosing_statement(body: list[ast.stmt], target: ast.AST) -> ast.stmt | None:
+def _enclosing_statement(body: list[ast.stmt], target: ast.expr) -> ast.stmt | None:
     """The innermost statement whose lines contain `target`."""
     line = target.lineno
     found = None
@@ -573,16 +574,16 @@ _EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
 # node type → (is it a statement, the fields that may hold nodes): `ctx`, identifiers and
 # constants' values never do
-_SHAPES: dict[type, tuple[bool, tuple[str, ...]]] = {}
+_SHAPES: dict[type[ast.AST], tuple[bool, tuple[str, ...]]] = {}
 _LEAF_FIELDS = frozenset({"ctx", "id", "arg", "attr", "name", "names", "kind"})
 
 
-def _shape(kind: type) -> tuple[bool, tuple[str, ...]]:
+def _shape(kind: type[ast.AST]) -> tuple[bool, tuple[str, ...]]:
     fields = tuple(f for f in kind._fields if f not in _LEAF_FIELDS)
     return issubclass(kind, ast.stmt), fields
 
 
-def _reachability(body: list[ast.stmt], dead: bool) -> list[tuple[ast.stmt, bool]]:
+def _reachability(body: Sequence[_Node], dead: bool) -> list[tuple[_Node, bool]]:
     """Each statement of a block, and whether it is dead (after an exit of the block)."""
     out = []
     for statement in body:
@@ -752,53 +753,64 @@ class _IndexBuilder:
         calls, module_assigns = self.calls, self.module_assigns
         while stack:
             node, scope, owner, dead = stack.pop()
+            # `type(node) is X` is cheaper than isinstance on this path; mypy does not narrow
+            # `node` through `kind`, hence the casts below
             kind = type(node)
             if kind is ast.Name:
+                name = cast(ast.Name, node)
                 if scope is not None:
-                    if type(node.ctx) is ast.Store:
-                        scope.local_names.add(node.id)
+                    if type(name.ctx) is ast.Store:
+                        scope.local_names.add(name.id)
                     else:
-                        scope.loaded_names.add(node.id)
+                        scope.loaded_names.add(name.id)
                 continue
             if kind is ast.Call:
                 if not dead:
-                    calls.append((scope, node))
+                    calls.append((scope, cast(ast.Call, node)))
             elif kind in _FUNCTION_TYPES:
-                info = self._add_function(node, scope, owner)  # type: ignore[arg-type]
-                body = [node.body] if kind is ast.Lambda else node.body  # type: ignore[attr-defined]
+                function = cast(FunctionNode, node)
+                info = self._add_function(function, scope, owner)
+                body: Sequence[ast.AST] = (
+                    [function.body] if isinstance(function, ast.Lambda) else function.body
+                )
                 stack.extend(
                     (s, info, None, gone) for s, gone in reversed(_reachability(body, dead))
                 )
-                stack.append((node.args, scope, None, dead))  # defaults run in the enclosing scope
-                if kind is not ast.Lambda:
-                    stack.extend((d, scope, None, dead) for d in node.decorator_list)  # type: ignore[attr-defined]
+                # defaults run in the enclosing scope
+                stack.append((function.args, scope, None, dead))
+                if not isinstance(function, ast.Lambda):
+                    stack.extend((d, scope, None, dead) for d in function.decorator_list)
                 continue
             elif kind is ast.ClassDef:
-                self._add_class(node, scope)  # type: ignore[arg-type]
-                class_info_here = self._class_of[id(node)]
+                class_def = cast(ast.ClassDef, node)
+                self._add_class(class_def, scope)
+                class_info_here = self._class_of[id(class_def)]
                 stack.extend(
                     (s, scope, class_info_here, gone)
-                    for s, gone in reversed(_reachability(node.body, dead))  # type: ignore[attr-defined]
+                    for s, gone in reversed(_reachability(class_def.body, dead))
                 )
                 stack.extend(
-                    (c, scope, None, dead) for c in node.bases + node.keywords + node.decorator_list
-                )  # type: ignore[attr-defined]
+                    (c, scope, None, dead)
+                    for c in class_def.bases + class_def.keywords + class_def.decorator_list
+                )
                 continue
             elif kind is ast.Attribute:
-                if scope is not None and type(node.ctx) is ast.Load:  # type: ignore[attr-defined]
-                    scope.loaded_attributes.add(node.attr)  # type: ignore[attr-defined]
+                attribute = cast(ast.Attribute, node)
+                if scope is not None and type(attribute.ctx) is ast.Load:
+                    scope.loaded_attributes.add(attribute.attr)
             elif kind is ast.Assign:
                 if scope is None and owner is None:
-                    module_assigns.append(node)  # type: ignore[arg-type]
+                    module_assigns.append(cast(ast.Assign, node))
             elif kind is ast.Global or kind is ast.Nonlocal:
                 if scope is not None:
-                    scope.declared_outer.update(node.names)  # type: ignore[attr-defined]
+                    scope.declared_outer.update(cast("ast.Global | ast.Nonlocal", node).names)
             elif kind is ast.Import or kind is ast.ImportFrom:
+                statement = cast("ast.Import | ast.ImportFrom", node)
                 if scope is None:
-                    self.imports.add(node)  # type: ignore[arg-type]
+                    self.imports.add(statement)
                 else:  # binds in the function; elsewhere only a name the module leaves free
-                    scope.imports.append(node)  # type: ignore[arg-type]
-                    self.imports.add(node, keep_bound=True)  # type: ignore[arg-type]
+                    scope.imports.append(statement)
+                    self.imports.add(statement, keep_bound=True)
             shape = _SHAPES.get(kind)
             if shape is None:
                 shape = _SHAPES[kind] = _shape(kind)
@@ -848,10 +860,9 @@ class _IndexBuilder:
             for a in args.posonlyargs + args.args + args.kwonlyargs
             if a.annotation is not None
         }
-        is_lambda = isinstance(node, ast.Lambda)
         info = FunctionInfo(
             node=node,
-            name="<lambda>" if is_lambda else node.name,
+            name="<lambda>" if isinstance(node, ast.Lambda) else node.name,
             parent=parent,
             class_info=class_info,
             positional=positional,
@@ -861,13 +872,13 @@ class _IndexBuilder:
             with_defaults=frozenset(defaults + kw_defaults),
             annotations=annotations,
             decorator_names=[]
-            if is_lambda
+            if isinstance(node, ast.Lambda)
             else [self._resolve(dotted_ast(_call_func(d)), parent) for d in node.decorator_list],
         )
         info.local_names.update(info.params)
         self.functions.append(info)
         self.by_node[id(node)] = info
-        if not is_lambda:
+        if not isinstance(node, ast.Lambda):
             if class_info is not None:
                 class_info.methods[node.name] = info
             elif parent is not None:
@@ -933,7 +944,7 @@ class _IndexBuilder:
         """The method an instance of `receiver` runs, and, when it is inherited, the
         receiver's overrides of the methods it calls on `self`: `Formula.__call__` calling
         `self.robustness_trace(x)` runs `Always.robustness_trace` on an `Always`."""
-        found = [(method, True, None)]
+        found: list[tuple[FunctionInfo, bool, TraceKind | None]] = [(method, True, None)]
         if method.class_info is receiver or isinstance(method.node, ast.Lambda):
             return found
         methods = receiver.all_methods()
@@ -986,8 +997,9 @@ class _IndexBuilder:
             owner = self._class_of_receiver(expression.value.id, scope)
             if owner is None:
                 return None
-            values = self._attribute_values(owner).get(expression.attr, [])
-            return self._one_class(values, None, depth)
+            return self._one_class(
+                self._attribute_values(owner).get(expression.attr, []), None, depth
+            )
         return None
 
     def _attribute_values(self, class_info: ClassInfo) -> dict[str, list[ast.expr]]:
@@ -1016,7 +1028,7 @@ class _IndexBuilder:
         return found
 
     def _one_class(
-        self, values: list[ast.expr | None], scope: FunctionInfo | None, depth: int
+        self, values: Sequence[ast.expr | None], scope: FunctionInfo | None, depth: int
     ) -> ClassInfo | None:
         """The one class all of `values` construct (`Cls(...)`), or None."""
         found = {
@@ -1239,7 +1251,9 @@ class _IndexBuilder:
             api = self._resolve(dotted_ast(decorator.args[0]), scope)
         return api
 
-    def _decorator_root(self, decorator: ast.expr, scope: FunctionInfo | None):
+    def _decorator_root(
+        self, decorator: ast.expr, scope: FunctionInfo | None
+    ) -> tuple[str, TraceKind, list[ast.keyword]] | None:
         """(api, trace kind, keyword arguments) when the decorator traces the function."""
         func = decorator
         keywords: list[ast.keyword] = []
@@ -1356,14 +1370,14 @@ class _IndexBuilder:
                 found = self._decorator_root(decorator, info.parent)
                 if found is None:
                     continue
-                api, kind, keywords = found
-                if api in JIT_APIS or api in self.jit_decorators:
-                    root = self._static_spec(keywords, info, bound=False, api=api)
+                decorator_api, kind, keywords = found
+                if decorator_api in JIT_APIS or decorator_api in self.jit_decorators:
+                    root = self._static_spec(keywords, info, bound=False, api=decorator_api)
                     root.node = decorator
                     info.roots.append(root)
-                elif api in VMAP_APIS:
+                elif decorator_api in VMAP_APIS:
                     info.batched_params |= _batched(info, _in_axes(keywords, ()))
-                self._mark(info, kind, TraceReason("decorated", api))
+                self._mark(info, kind, TraceReason("decorated", decorator_api))
 
         for class_info in self._class_of.values():
             self._mark_framework_methods(class_info)
@@ -1401,16 +1415,16 @@ class _IndexBuilder:
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
                 instance_of = self.classes.get(value.func.id)
                 if instance_of is not None:
-                    for target in assign.targets:
-                        if isinstance(target, ast.Name):
-                            self.instances[target.id] = instance_of
+                    for assigned in assign.targets:
+                        if isinstance(assigned, ast.Name):
+                            self.instances[assigned.id] = instance_of
 
         for assign in self.module_assigns:  # g = jax.jit(f), g = partial(f, ...), g = f
             targets = self._targets(assign.value, None)
             if targets:
-                for target in assign.targets:
-                    if isinstance(target, ast.Name):
-                        self.aliases[target.id] = [f for f, _, _ in targets]
+                for assigned in assign.targets:
+                    if isinstance(assigned, ast.Name):
+                        self.aliases[assigned.id] = [f for f, _, _ in targets]
 
         for scope, call, api in self.resolved_calls():
             keywords = call.keywords
@@ -1430,7 +1444,7 @@ class _IndexBuilder:
                         root = self._static_spec(keywords, target, bound, api)
                         root.via, root.node = "call", call
                         target.roots.append(root)
-                        kind = max(TraceKind.ABSTRACT, inner or 0)
+                        kind = max(TraceKind.ABSTRACT, inner or TraceKind.ABSTRACT)
                         self._mark(target, kind, TraceReason("wrapped", api))
             elif api in TRANSFORMS:
                 kind = TRANSFORMS[api][0]
@@ -1590,9 +1604,9 @@ class _IndexBuilder:
                 if (callee.trace, callee.staged) != before:
                     work.append(callee)
         for info in self.functions:
-            sites = literal_args.get(id(info.node))
-            if sites and not info.roots:
-                info.constant_params = set.intersection(*sites)
+            literal_sites = literal_args.get(id(info.node))
+            if literal_sites and not info.roots:
+                info.constant_params = set.intersection(*literal_sites)
         self._pass_tracers(traced_sites)
 
     def _pass_tracers(
@@ -1601,23 +1615,27 @@ class _IndexBuilder:
         """`passed_tracers` of the functions traced only by calls of this module: the params
         every such call gives a tracer parameter of its caller, by name (to a fixed point: a
         chain of helpers hands the tracer on)."""
-        helpers = [
-            (info, sites)
-            for info in self.functions
-            if (sites := traced_sites.get(id(info.node)))
-            and info.staged
-            and not info.roots
-            and not info.staged_body
-            and all(r.by_call and not r.module for r in info.reasons)
-            and all(call is not None and not _unpacks(call) for _, call in sites)
-        ]
+        helpers: list[tuple[FunctionInfo, list[tuple[FunctionInfo, ast.Call]]]] = []
+        for info in self.functions:
+            sites = traced_sites.get(id(info.node))
+            if not (
+                sites
+                and info.staged
+                and not info.roots
+                and not info.staged_body
+                and all(r.by_call and not r.module for r in info.reasons)
+            ):
+                continue
+            calls = [(c, call) for c, call in sites if call is not None and not _unpacks(call)]
+            if len(calls) == len(sites):  # every site a call that unpacks nothing
+                helpers.append((info, calls))
         changed = True
         while changed:
             changed = False
-            for info, sites in helpers:
+            for info, calls in helpers:
                 positional = info.positional[1:] if info.is_method else info.positional
                 passed = frozenset.intersection(
-                    *(_tracers_passed(call, positional, caller) for caller, call in sites)  # type: ignore[arg-type]
+                    *(_tracers_passed(call, positional, caller) for caller, call in calls)
                 )
                 if passed != info.passed_tracers:
                     info.passed_tracers = passed
@@ -1701,8 +1719,10 @@ def returns_array_tuple(function: FunctionInfo, module_imports: ImportTable) -> 
     def array(element: ast.expr) -> bool:  # a JAX result, or a local only ever bound to one
         if isinstance(element, ast.Name):
             values = assigned.get(element.id)
-            return bool(values) and all(
-                value is not None and _array_expression(value, imports) for value in values
+            return (
+                values is not None
+                and bool(values)
+                and all(value is not None and _array_expression(value, imports) for value in values)
             )
         return _array_expression(element, imports)
 
@@ -1726,12 +1746,12 @@ def _assigned(function: FunctionInfo) -> dict[str, list[ast.expr | None]]:
                     plain = isinstance(target, ast.Name)
                     found.setdefault(name, []).append(current.value if plain else None)
         elif isinstance(current, (ast.AugAssign, ast.AnnAssign, ast.For, ast.With, ast.NamedExpr)):
-            targets = [getattr(current, "target", None)] + [
+            others: list[ast.expr | None] = [getattr(current, "target", None)] + [
                 item.optional_vars for item in getattr(current, "items", [])
             ]
-            for target in targets:
-                if target is not None:
-                    for name in ast_target_names(target):
+            for other in others:
+                if other is not None:
+                    for name in ast_target_names(other):
                         found.setdefault(name, []).append(None)
     return found
 
@@ -1875,7 +1895,7 @@ def _call_func(node: ast.expr) -> ast.expr:
 VMAP_APIS = frozenset({"jax.vmap"})
 
 
-def _in_axes(keywords: list[ast.keyword], positional: list[ast.expr]) -> object:
+def _in_axes(keywords: list[ast.keyword], positional: Sequence[ast.expr]) -> object:
     """The `in_axes` a vmap is given as a Python value: 0 when left out, _UNREADABLE when it is
     no literal."""
     for keyword in keywords:
@@ -1910,6 +1930,8 @@ def mapped_positions(in_axes: object, count: int) -> list[bool | None]:
 
 def _function_arguments(call: ast.Call, api: str) -> list[ast.expr]:
     """The arguments of a transform call that are functions it traces."""
+    positions: tuple[int, ...]
+    keywords: tuple[str, ...]
     if api in JIT_APIS or api not in TRANSFORMS:
         positions, keywords = (0,), ("fun", "f")
     else:
@@ -1958,6 +1980,7 @@ def _declares_static(value: ast.expr | None) -> bool:
 
 
 def _static_metadata(metadata: ast.expr) -> bool:
+    pairs: list[tuple[object, ast.expr]]
     if isinstance(metadata, ast.Call) and dotted_ast(metadata.func) == "dict":
         pairs = [(k.arg, k.value) for k in metadata.keywords]
     elif isinstance(metadata, ast.Dict):

@@ -89,11 +89,11 @@ def _without_type_parameters(source: str) -> str | None:
     blanks: list[tuple[int, int, int, int, str]] = []
     for node, where in positions.items():
         if isinstance(node, cst.TypeParameters):
-            start, end = where.start, where.end
-            blanks.append((start.line, start.column, end.line, end.column, ""))
+            begin, finish = where.start, where.end
+            blanks.append((begin.line, begin.column, finish.line, finish.column, ""))
         elif isinstance(node, cst.TypeAlias):
-            start, end = where.start, positions[node.type_parameters or node.name].end
-            blanks.append((start.line, start.column, end.line, end.column, node.name.value))
+            begin, finish = where.start, positions[node.type_parameters or node.name].end
+            blanks.append((begin.line, begin.column, finish.line, finish.column, node.name.value))
     if not blanks:
         return None
     for first, start, last, end, text in sorted(blanks, reverse=True):

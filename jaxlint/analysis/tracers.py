@@ -52,7 +52,7 @@ class Tracers:
 
     def __init__(self, values: FunctionValues) -> None:
         self.values = values
-        self._names: dict[str, bool] = {}
+        self._names: dict[int, bool] = {}  # id(Name node) → certainly a tracer
 
     def certain(self, expression: cst.BaseExpression) -> bool:
         info = self.values.info

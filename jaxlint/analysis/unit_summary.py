@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 from jaxlint.analysis.ast_walk import walk_ast
 from jaxlint.analysis.names import ImportTable, dotted_ast
@@ -55,30 +57,36 @@ def summarize(
     for function in outermost:
         imports_here = imports_in(function, imports)
         for node in walk_ast(function.node):
+            # `kind is X`: cheaper than isinstance on every node; mypy does not narrow `node`
+            # through `kind`, hence the casts
             kind = type(node)
             node_types.add(kind.__name__)
             if kind is ast.Call:
-                func = node.func  # type: ignore[attr-defined]
+                call = cast(ast.Call, node)
+                func = call.func
                 qualified = imports_here.resolve(dotted_ast(func))
                 if qualified is not None:
                     called.add(qualified)
                 if type(func) is ast.Attribute:
                     methods.add(func.attr)
-                summary.keywords.update(k.arg for k in node.keywords if k.arg)  # type: ignore[attr-defined]
+                summary.keywords.update(k.arg for k in call.keywords if k.arg)
             elif kind is ast.Subscript:
-                subscripts.append(node)  # type: ignore[arg-type]
-                if type(node.ctx) is ast.Store:  # type: ignore[attr-defined]
+                subscript = cast(ast.Subscript, node)
+                subscripts.append(subscript)
+                if type(subscript.ctx) is ast.Store:
                     summary.stores_into = True
-            elif kind is ast.Attribute and type(node.ctx) is ast.Store:  # type: ignore[attr-defined]
+            elif kind is ast.Attribute and type(cast(ast.Attribute, node).ctx) is ast.Store:
                 summary.stores_into = True
-            elif kind is ast.Assign and _may_be_mask(node.value):  # type: ignore[attr-defined]
-                mask_names.update(t.id for t in node.targets if type(t) is ast.Name)  # type: ignore[attr-defined]
+            elif kind is ast.Assign and _may_be_mask(cast(ast.Assign, node).value):
+                mask_names.update(
+                    t.id for t in cast(ast.Assign, node).targets if type(t) is ast.Name
+                )
             if not summary.truth_tests and kind in _TRUTH_TESTED:
                 operands = _TRUTH_TESTED[kind](node)
                 summary.truth_tests = not all(_plain_bool(o, imports_here) for o in operands)
     for subscript in subscripts:
         index = subscript.slice
-        parts = index.elts if type(index) is ast.Tuple else [index]  # type: ignore[attr-defined]
+        parts = index.elts if type(index) is ast.Tuple else [index]
         for part in parts:
             if type(part) is ast.Slice:
                 bounds = (part.lower, part.upper, part.step)
@@ -86,12 +94,13 @@ def summarize(
             elif not _literal(part):
                 summary.dynamic_subscript = True
         summary.mask_subscript |= _may_be_mask(index) or (
-            type(index) is ast.Name and index.id in mask_names  # type: ignore[attr-defined]
+            type(index) is ast.Name and index.id in mask_names
         )
     return summary
 
 
-_TRUTH_TESTED = {
+# each function takes a node of the type it is filed under
+_TRUTH_TESTED: dict[type[ast.AST], Callable[[Any], list[ast.expr]]] = {
     ast.If: lambda node: [node.test],
     ast.While: lambda node: [node.test],
     ast.Assert: lambda node: [node.test],
@@ -109,20 +118,21 @@ _PYTHON_VALUED = frozenset(
 def _plain_bool(node: ast.expr, imports: ImportTable) -> bool:
     """Is this test a Python value whatever the arrays around it: a literal, `x is None`,
     `isinstance(x, T)`, `len(xs) > 1`, or `and`/`or`/`not` of such?"""
-    kind = type(node)
+    kind = type(node)  # `kind is X`, as in `summarize`; the casts say what it found
     if kind is ast.Constant:
         return True
     if kind is ast.Compare:
-        if all(type(op) in (ast.Is, ast.IsNot) for op in node.ops):  # type: ignore[attr-defined]
+        compare = cast(ast.Compare, node)
+        if all(type(op) in (ast.Is, ast.IsNot) for op in compare.ops):
             return True
-        operands = [node.left, *node.comparators]  # type: ignore[attr-defined]
+        operands = [compare.left, *compare.comparators]
         return all(_plain_value(o, imports) for o in operands)
     if kind is ast.Call:
-        return imports.resolve(dotted_ast(node.func)) in _PYTHON_VALUED  # type: ignore[attr-defined]
+        return imports.resolve(dotted_ast(cast(ast.Call, node).func)) in _PYTHON_VALUED
     if kind is ast.BoolOp:
-        return all(_plain_bool(v, imports) for v in node.values)  # type: ignore[attr-defined]
-    if kind is ast.UnaryOp and type(node.op) is ast.Not:  # type: ignore[attr-defined]
-        return _plain_bool(node.operand, imports)  # type: ignore[attr-defined]
+        return all(_plain_bool(v, imports) for v in cast(ast.BoolOp, node).values)
+    if kind is ast.UnaryOp and type(cast(ast.UnaryOp, node).op) is ast.Not:
+        return _plain_bool(cast(ast.UnaryOp, node).operand, imports)
     return False
 
 
@@ -130,7 +140,7 @@ def _plain_value(node: ast.expr, imports: ImportTable) -> bool:
     if _literal(node):
         return True
     if type(node) is ast.Call:
-        qualified = imports.resolve(dotted_ast(node.func))  # type: ignore[attr-defined]
+        qualified = imports.resolve(dotted_ast(node.func))
         return qualified == "builtins.len" or qualified in _PYTHON_VALUED
     return False
 
@@ -138,7 +148,7 @@ def _plain_value(node: ast.expr, imports: ImportTable) -> bool:
 def _literal(node: ast.expr) -> bool:
     """`3`, `-1`, `"w"`, `None`: an index no tracer can be."""
     if type(node) is ast.UnaryOp:
-        node = node.operand  # type: ignore[attr-defined]
+        node = node.operand
     return type(node) is ast.Constant
 
 
@@ -152,9 +162,9 @@ def _may_be_mask(node: ast.expr) -> bool:
     if kind is ast.Compare or kind is ast.Call:
         return True
     if kind is ast.UnaryOp:
-        return type(node.op) is ast.Invert  # type: ignore[attr-defined]
+        return type(cast(ast.UnaryOp, node).op) is ast.Invert
     if kind is ast.BinOp:
-        return isinstance(node.op, _BIT_OPERATORS)  # type: ignore[attr-defined]
+        return isinstance(cast(ast.BinOp, node).op, _BIT_OPERATORS)
     return False
 
 

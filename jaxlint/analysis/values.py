@@ -8,8 +8,9 @@ or annotated `list`/`dict`/`PyTree` is taken for a pytree container.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from enum import IntEnum
+from typing import cast
 
 import libcst as cst
 
@@ -126,12 +127,12 @@ class FunctionValues:
             if binding_kind == "unpack":
                 kinds.append(self.name_kind(name))  # unpacking: the environment knows best
             elif binding_kind == "for":
-                element = evaluator.element(value)  # type: ignore[arg-type]
+                element = evaluator.element(value)  # type: ignore[arg-type]  # the iterable
                 kinds.append(max(element) if isinstance(element, list) else element)
             elif binding_kind == "aug":
                 kinds.append(self.name_kind(name))
             else:
-                kinds.append(evaluator.kind(value))  # type: ignore[arg-type]
+                kinds.append(evaluator.kind(value))  # type: ignore[arg-type]  # an expression
         return max(kinds)
 
     def reaching_bindings(self, name: str, at: cst.CSTNode) -> list[tuple[str, cst.CSTNode]]:
@@ -231,7 +232,7 @@ class FunctionValues:
             return False
         bound = self.reaching_bindings(expression.value, expression)  # all, out of place
         return bool(bound) and all(
-            kind == "assign" and test(value)  # type: ignore[arg-type]
+            kind == "assign" and test(value)  # type: ignore[arg-type]  # assigned: an expression
             for kind, value in bound
         )
 
@@ -361,9 +362,8 @@ class FunctionValues:
             elif name in (info.vararg, info.kwarg):
                 kind = Kind.CONTAINER
             else:
-                kind = _annotation_kind(annotations.get(name))
-                if kind is None:
-                    kind = self._parameter_kind(name)
+                annotated = _annotation_kind(annotations.get(name))
+                kind = annotated if annotated is not None else self._parameter_kind(name)
             self.env[name] = kind
 
     def _jax_array(self, annotation: cst.BaseExpression | None) -> bool:
@@ -420,7 +420,7 @@ class FunctionValues:
             evaluator = _Evaluator(self)
             for kind_of_binding, target, value in self._bindings:
                 if kind_of_binding == "for":
-                    element = evaluator.element(value)  # type: ignore[arg-type]
+                    element = evaluator.element(value)  # type: ignore[arg-type]  # the iterable
                     changed |= self._bind(target, element)
                 elif kind_of_binding == "aug":
                     node = value
@@ -428,7 +428,11 @@ class FunctionValues:
                     combined = max(evaluator.kind(node.target), evaluator.kind(node.value))
                     changed |= self._bind(target, Kind(combined))
                 else:
-                    changed |= self._bind_value(target, value, evaluator)  # type: ignore[arg-type]
+                    changed |= self._bind_value(
+                        target,
+                        value,  # type: ignore[arg-type]  # an "assign" binding: an expression
+                        evaluator,
+                    )
             if not changed:
                 break
 
@@ -560,7 +564,8 @@ class _EvidenceCollector(cst.CSTVisitor):
                 self.order_of[id(node)] = self.sequence  # a Name: where it is read (or bound)
                 self.block_of[id(node)] = tuple(self._blocks)
                 if kind is cst.CompFor and self._open_comprehensions:
-                    self._open_comprehensions[-1][1].append(id(node.target))  # type: ignore[attr-defined]
+                    # `kind is`: the cheaper test on this path, which mypy does not narrow by
+                    self._open_comprehensions[-1][1].append(id(cast(cst.CompFor, node).target))
             elif kind in _COMPREHENSION_TYPES:
                 self._open_comprehensions.append((self.sequence, []))
         if kind in _SUITES:
@@ -573,9 +578,9 @@ class _EvidenceCollector(cst.CSTVisitor):
             if kind in _LOOPS:
                 self.loop_spans.append((self._open_loops.pop(), self.sequence))
             elif kind in _COMPREHENSION_TYPES:
-                start, targets = self._open_comprehensions.pop()
-                for target in targets:
-                    self.comprehension_span_of[target] = (start, self.sequence)
+                start, target_ids = self._open_comprehensions.pop()
+                for target_id in target_ids:
+                    self.comprehension_span_of[target_id] = (start, self.sequence)
         if kind in _SUITES:
             self._blocks.pop()
         if self._pending and kind in _BINDING_TYPES:
@@ -770,7 +775,8 @@ class _ObjectUse(cst.CSTVisitor):
     def __init__(self, name: str, resolve: Callable[[cst.BaseExpression], str | None]) -> None:
         super().__init__()
         self.name = name
-        self.resolve = resolve
+        # not `resolve`: that would hide CSTVisitor's own (metadata) `resolve`
+        self.resolve_name = resolve
         self.found = False
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
@@ -784,7 +790,7 @@ class _ObjectUse(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         if (
-            self.resolve(node.func) == "builtins.isinstance"
+            self.resolve_name(node.func) == "builtins.isinstance"
             and node.args
             and isinstance(node.args[0].value, cst.Name)
             and node.args[0].value.value == self.name
@@ -881,7 +887,9 @@ class _Evaluator:
         self.values = values
 
     def kind(self, node: cst.BaseExpression) -> Kind:
-        method = getattr(self, f"_{type(node).__name__}", None)
+        method: Callable[[cst.BaseExpression], Kind] | None = getattr(
+            self, f"_{type(node).__name__}", None
+        )
         if method is None:
             return Kind.STATIC
         return method(node)
@@ -956,7 +964,7 @@ class _Evaluator:
     def _Await(self, node: cst.Await) -> Kind:
         return Kind.TRACED
 
-    def _sequence(self, elements) -> Kind:
+    def _sequence(self, elements: Sequence[cst.BaseElement]) -> Kind:
         kinds = [self.kind(e.value) for e in elements if hasattr(e, "value")]
         if not kinds:
             return Kind.CONTAINER

@@ -9,7 +9,7 @@ import libcst as cst
 
 from jaxlint.diagnostics import FixKind
 
-Replacement = cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel
+Replacement = cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[cst.CSTNode]
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ import bisect
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import cast
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper
@@ -22,7 +23,7 @@ from jaxlint.analysis.project_view import ProjectView
 from jaxlint.analysis.scope import FunctionInfo, ModuleIndex, build_index
 from jaxlint.analysis.source import mentions_jax, mentions_x64, parse_python, split_lines
 from jaxlint.analysis.unit_summary import summarize
-from jaxlint.diagnostics import Diagnostic, Span
+from jaxlint.diagnostics import Diagnostic, Fix, Span
 from jaxlint.engine import suppression
 from jaxlint.engine.config import Config
 from jaxlint.engine.registry import ENGINE_CODES, all_rules
@@ -143,7 +144,9 @@ def host_candidates(
                         continue
                     answer = rule.host_candidate(node, chunk, index)
                     if answer:
-                        line = node.lineno if answer is True else answer  # type: ignore[attr-defined]
+                        # host_node_types are statements and expressions: each has a line
+                        located = cast("ast.stmt | ast.expr", node)
+                        line = located.lineno if answer is True else answer
                         found.setdefault(line, set()).add(rule.code)
     return found
 
@@ -258,7 +261,7 @@ def check_source(
     config: Config,
     *,
     project: ProjectView | None = None,
-    fixes: Callable[[Finding], object] | None = None,
+    fixes: Callable[[Finding], Fix | None] | None = None,
     parsed: ParsedModule | None = None,
 ) -> LintResult:
     """Lint one source text without changing it; `fixes` annotates each finding's diagnostic.
@@ -277,7 +280,7 @@ def to_diagnostics(
     analyzed: AnalyzedSource,
     path: str,
     config: Config,
-    fixes: Callable[[Finding], object] | None = None,
+    fixes: Callable[[Finding], Fix | None] | None = None,
 ) -> list[Diagnostic]:
     """Findings → sorted, unsuppressed Diagnostics (with their fix outcome when given)."""
     if analyzed.syntax_error is not None:
@@ -296,7 +299,7 @@ def to_diagnostics(
                 message=finding.message,
                 path=path,
                 span=finding.span,
-                fix=fixes(finding) if fixes is not None else None,  # type: ignore[arg-type]
+                fix=fixes(finding) if fixes is not None else None,
             )
         )
     return sorted(set(diagnostics), key=Diagnostic.sort_key)
@@ -320,7 +323,7 @@ class _BatchedTraversal(cst.CSTVisitor):
     def on_visit(self, node: cst.CSTNode) -> bool:
         name = type(node).__name__
         if name in _FUNCTION_NODES:
-            self.context.enter_function(node)  # type: ignore[arg-type]
+            self.context.enter_function(node)  # type: ignore[arg-type]  # a def or lambda, by name
         for method in self.visitors.get(name, ()):
             method(node)
         return True
@@ -376,4 +379,4 @@ def file_problems(path: str, message: str, config: Config) -> list[Diagnostic]:
 
 def _engine_diagnostic(path: str, span: Span, message: str) -> Diagnostic:
     name, severity, _ = ENGINE_CODES["JAX000"]
-    return Diagnostic(code="JAX000", severity=severity, message=message, path=path, span=span)  # type: ignore[arg-type]
+    return Diagnostic(code="JAX000", severity=severity, message=message, path=path, span=span)

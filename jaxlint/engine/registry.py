@@ -8,11 +8,15 @@ import re
 from functools import cache
 from pathlib import Path
 
+from jaxlint.diagnostics import Severity
 from jaxlint.engine.rule import Rule
 
 CODE_PATTERN = re.compile(r"^JAX\d{3}$")
 # Codes handled by the engine itself rather than a visitor.
-ENGINE_CODES = {"JAX000": ("syntax-error", "error", "a file that cannot be parsed")}
+# code → (name, severity, summary)
+ENGINE_CODES: dict[str, tuple[str, Severity, str]] = {
+    "JAX000": ("syntax-error", "error", "a file that cannot be parsed")
+}
 
 
 class RegistryError(Exception):

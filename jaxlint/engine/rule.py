@@ -118,7 +118,7 @@ class Rule:
         *,
         end_node: cst.CSTNode | None = None,
         fix: Edit | Refusal | None = None,
-        severity: str | None = None,
+        severity: Severity | None = None,
     ) -> None:
         """Record a finding anchored on `node` (through the end of `end_node` when given).
 
@@ -141,14 +141,20 @@ Answer = Callable[[RewriteRequest, "UnitContext"], "Edit | Refusal | None"]
 def rewrite_answers() -> dict[type[RewriteRequest], Answer]:
     """Each request type → the rewrite answering it: `jaxlint.rewrites.ANSWERS`, found by
     name as the rules are (`registry.all_rules`), for the layer sits above the rules."""
-    return importlib.import_module("jaxlint.rewrites").ANSWERS
+    answers: dict[type[RewriteRequest], Answer] = importlib.import_module(
+        "jaxlint.rewrites"
+    ).ANSWERS
+    return answers
 
 
 class RuleSettings(Protocol):
     """The configuration rules read (jaxlint.engine.config.Config is one)."""
 
-    tiny_max_ops: int
-    target: str
+    # read-only: Config is frozen
+    @property
+    def tiny_max_ops(self) -> int: ...
+    @property
+    def target(self) -> str: ...
 
 
 @dataclass
@@ -163,10 +169,10 @@ class Finding:
     fix: Edit | Refusal | None = None
     header_lines: list[int] = field(default_factory=list)
     fix_region: tuple[int, int] | None = None  # lines the fix's edit touches
-    severity: str | None = None  # this finding's own severity, when not the rule's
+    severity: Severity | None = None  # this finding's own severity, when not the rule's
 
     @property
-    def level(self) -> str:
+    def level(self) -> Severity:
         """The severity the diagnostic gets."""
         return self.severity or self.rule.severity
 
@@ -220,7 +226,7 @@ class UnitContext(Query):
         *,
         end_node: cst.CSTNode | None = None,
         fix: Edit | Refusal | None = None,
-        severity: str | None = None,
+        severity: Severity | None = None,
     ) -> None:
         region = None
         replacements = getattr(fix, "replacements", None)

@@ -9,7 +9,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
-from jaxlint.engine.edits import Edit, Replacement
+from jaxlint.engine.edits import Edit, ImportSpec, Replacement
 
 
 class _Replace(cst.CSTTransformer):
@@ -17,14 +17,16 @@ class _Replace(cst.CSTTransformer):
         super().__init__()
         self.replacements = replacements
 
-    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # type: ignore[override]
+    def on_leave(  # type: ignore[override]  # a node's replacement may be of another kind
+        self, original_node: cst.CSTNode, updated_node: cst.CSTNode
+    ) -> Replacement:
         return self.replacements.get(original_node, updated_node)
 
 
 def apply_edits(module: cst.Module, edits: Iterable[Edit]) -> cst.Module:
     """The module with every edit's replacements made and its imports added (once each)."""
     replacements: dict[cst.CSTNode, Replacement] = {}
-    imports = []
+    imports: list[ImportSpec] = []
     for edit in edits:
         replacements.update(edit.replacements)
         imports.extend(edit.imports)

@@ -15,6 +15,7 @@ import libcst as cst
 from jaxlint.analysis.project import ParsedModule
 from jaxlint.analysis.project_view import ProjectView
 from jaxlint.analysis.scope import ModuleIndex
+from jaxlint.analysis.source import parse_python
 from jaxlint.diagnostics import Diagnostic, Fix
 from jaxlint.engine import suppression
 from jaxlint.engine.config import Config
@@ -27,12 +28,17 @@ from jaxlint.engine.lint import (
     check_source,
     enabled_rules,
     file_problems,
-    parse_python,
     to_diagnostics,
 )
 from jaxlint.engine.rule import Finding, Rule
 from jaxlint.fixes.apply import edited_source
-from jaxlint.fixes.status import Attempt, finding_key, fix_status, fix_status_for_check
+from jaxlint.fixes.status import (
+    Attempt,
+    FindingKey,
+    finding_key,
+    fix_status,
+    fix_status_for_check,
+)
 
 MAX_ROUNDS = 8
 NO_JAX = "not verified: install jaxlint[verify]"
@@ -105,7 +111,7 @@ def fix_source(
     """Apply every fix that may be applied; report applied fixes and what is left. `index`:
     a check's index of `source`, which the first analysis starts from."""
     current = source
-    attempts: dict[tuple, Attempt] = {}
+    attempts: dict[FindingKey, Attempt] = {}
     applied_records: list[Diagnostic] = []
     analyzed, module = analyze_module(current, path, config, rules, project, index)
     for _ in range(MAX_ROUNDS):  # a text is analyzed once: again only after it changed
@@ -145,7 +151,7 @@ def fix_source(
 
 def _choose(
     analyzed: AnalyzedSource,
-    attempts: dict[tuple, Attempt],
+    attempts: dict[FindingKey, Attempt],
     unsafe_fixes: bool,
 ) -> list[tuple[Finding, Edit]]:
     """Non-overlapping edits to try this round, local fixes first (they unblock loop rewrites)."""
@@ -283,7 +289,7 @@ def _line_map(current: str, original: str) -> dict[int, int]:
 def _covered_records(
     analyzed: AnalyzedSource,
     applied: list[tuple[Finding, Edit]],
-    attempts: dict[tuple, Attempt],
+    attempts: dict[FindingKey, Attempt],
     path: str,
     to_original: dict[int, int],
 ) -> list[Diagnostic]:
@@ -315,8 +321,8 @@ def _record(
 ) -> Diagnostic:
     """An applied fix, reported where its finding was in the file as the user gave it (`edit`:
     the fix that fixed it, when another finding's)."""
-    edit = edit or finding.fix  # type: ignore[assignment]
-    assert isinstance(edit, Edit)
+    applied = edit if edit is not None else finding.fix
+    assert isinstance(applied, Edit)
     span = finding.span
     if to_original and span.line in to_original and span.end_line in to_original:
         span = replace(span, line=to_original[span.line], end_line=to_original[span.end_line])
@@ -328,7 +334,7 @@ def _record(
         span=span,
         fix=Fix(
             kind=finding.fix_kind or "safe",
-            description=edit.description,
+            description=applied.description,
             applied=True,
             verification=attempt.verification,
             note=attempt.note,

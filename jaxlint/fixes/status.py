@@ -7,11 +7,15 @@ when fixing.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from jaxlint.analysis.cst_text import code_of
 from jaxlint.diagnostics import Fix
 from jaxlint.engine.edits import Edit, Refusal
 from jaxlint.engine.rule import Finding
+
+# (rule code, function name, the node's text): a finding, the same from one round to the next
+FindingKey = tuple[str, str, str]
 
 
 @dataclass
@@ -20,7 +24,7 @@ class Attempt:
 
     applied: bool
     note: str | None
-    verification: dict | None
+    verification: dict[str, Any] | None
     source: str = ""  # the text the attempt was made on: retried once that text changes
 
 
@@ -29,7 +33,7 @@ def fix_status_for_check(finding: Finding) -> Fix | None:
     return fix_status(finding, {})
 
 
-def fix_status(finding: Finding, attempts: dict[tuple, Attempt]) -> Fix | None:
+def fix_status(finding: Finding, attempts: dict[FindingKey, Attempt]) -> Fix | None:
     rule = finding.rule
     if rule.fix_kind is None:
         return None
@@ -50,7 +54,7 @@ def fix_status(finding: Finding, attempts: dict[tuple, Attempt]) -> Fix | None:
     return None  # no mechanical rewrite for this finding: its message gives the advice
 
 
-def finding_key(finding: Finding) -> tuple:
+def finding_key(finding: Finding) -> FindingKey:
     function = finding.function.name if finding.function is not None else ""
     node_text = code_of(finding.node, limit=400) if finding.node is not None else finding.message
     return (finding.rule.code, function, node_text)

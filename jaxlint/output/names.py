@@ -6,7 +6,7 @@ from __future__ import annotations
 def tool_version() -> str:
     """The installed jaxlint version (`0+unknown` when running from an uninstalled checkout)."""
     try:
-        from jaxlint import __version__  # type: ignore[attr-defined]
+        from jaxlint import __version__  # type: ignore[attr-defined]  # a build may write one
 
         return str(__version__)
     except ImportError:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from jaxlint.diagnostics import Diagnostic
+from jaxlint.diagnostics import Diagnostic, Severity
 from jaxlint.output.names import tool_version
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -36,7 +36,7 @@ def rule_descriptors() -> list[dict[str, Any]]:
     """One `reportingDescriptor` per known code (engine and registered rules), in code order."""
     from jaxlint.engine.registry import ENGINE_CODES, all_rules, rule_page
 
-    declared: dict[str, tuple[str, str, str, dict[str, Any]]] = {}
+    declared: dict[str, tuple[str, Severity, str, dict[str, Any]]] = {}
     for code, (name, severity, summary) in ENGINE_CODES.items():
         declared[code] = (name, severity, summary, {"fixKind": None, "optIn": False})
     for code, rule in all_rules().items():

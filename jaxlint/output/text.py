@@ -12,7 +12,7 @@ from jaxlint.output.escape import printable
 from jaxlint.output.names import rule_name
 
 _PASSED = {None, "passed", "verified", "ok"}
-_LABELS = {
+_LABELS: dict[object, str] = {  # by a verification's status
     "failed": "verification failed",
     "unverifiable": "not verified",
     "timeout": "verification timed out",

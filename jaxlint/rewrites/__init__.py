@@ -11,8 +11,12 @@ comprehensions are stacked, what a print makes text of) and below the fix pipeli
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar, cast
+
 from jaxlint.engine import requests as r
-from jaxlint.engine.rule import Answer
+from jaxlint.engine.edits import Edit, Refusal
+from jaxlint.engine.rule import Answer, UnitContext
 from jaxlint.rewrites.comprehension_map import bound_map_edit, map_edit, sum_edit, vmap_edit
 from jaxlint.rewrites.debug_print import debug_print_edit, template_edit
 from jaxlint.rewrites.loop_scan import scan_edit
@@ -22,20 +26,35 @@ from jaxlint.rewrites.static_argnames import static_argname_edit
 from jaxlint.rewrites.where import if_assignment_edit, ternary_edit
 from jaxlint.rewrites.while_loop import while_loop_edit
 
-ANSWERS: dict[type[r.RewriteRequest], Answer] = {
-    r.LoopToArrays: lambda q, c: scan_edit(q.loop, c),
-    r.StackedComprehension: lambda q, c: map_edit(q.call, q.comprehension, c),
-    r.ComprehensionToVmap: lambda q, c: vmap_edit(q.call, q.comprehension, c),
-    r.BoundComprehension: lambda q, c: bound_map_edit(q.name, q.comprehension, c),
-    r.SumOfComprehension: lambda q, c: sum_edit(q.call, c),
-    r.TernaryToWhere: lambda q, c: ternary_edit(q.node, c),
-    r.IfToWhere: lambda q, c: if_assignment_edit(q.node, c),
-    r.WhileToWhileLoop: lambda q, c: while_loop_edit(q.loop, c),
-    r.StaticArgname: lambda q, c: static_argname_edit(q.param, c),
-    r.MaskedReduction: lambda q, c: masked_reduction_edit(q.call, q.selection, c),
-    r.PrintToDebugPrint: lambda q, c: debug_print_edit(
-        q.call, q.verify_target, q.values, ordered=q.ordered
-    ),
-    r.FStringToTemplate: lambda q, c: template_edit(q.call, q.text, q.values),
-    r.MethodToHelper: lambda q, c: helper_edit(q.method, q.root, c),
-}
+Q = TypeVar("Q", bound=r.RewriteRequest)
+
+
+def _answer(
+    kind: type[Q], answer: Callable[[Q, UnitContext], Edit | Refusal | None]
+) -> tuple[type[r.RewriteRequest], Answer]:
+    """`kind` and its answer, as ANSWERS files it. An answer takes only its own request type,
+    which the engine guarantees (it looks the answer up by the request's type); the dict's
+    value type cannot say so, hence the cast."""
+    return kind, cast(Answer, answer)
+
+
+ANSWERS: dict[type[r.RewriteRequest], Answer] = dict(
+    [
+        _answer(r.LoopToArrays, lambda q, c: scan_edit(q.loop, c)),
+        _answer(r.StackedComprehension, lambda q, c: map_edit(q.call, q.comprehension, c)),
+        _answer(r.ComprehensionToVmap, lambda q, c: vmap_edit(q.call, q.comprehension, c)),
+        _answer(r.BoundComprehension, lambda q, c: bound_map_edit(q.name, q.comprehension, c)),
+        _answer(r.SumOfComprehension, lambda q, c: sum_edit(q.call, c)),
+        _answer(r.TernaryToWhere, lambda q, c: ternary_edit(q.node, c)),
+        _answer(r.IfToWhere, lambda q, c: if_assignment_edit(q.node, c)),
+        _answer(r.WhileToWhileLoop, lambda q, c: while_loop_edit(q.loop, c)),
+        _answer(r.StaticArgname, lambda q, c: static_argname_edit(q.param, c)),
+        _answer(r.MaskedReduction, lambda q, c: masked_reduction_edit(q.call, q.selection, c)),
+        _answer(
+            r.PrintToDebugPrint,
+            lambda q, c: debug_print_edit(q.call, q.verify_target, q.values, ordered=q.ordered),
+        ),
+        _answer(r.FStringToTemplate, lambda q, c: template_edit(q.call, q.text, q.values)),
+        _answer(r.MethodToHelper, lambda q, c: helper_edit(q.method, q.root, c)),
+    ]
+)

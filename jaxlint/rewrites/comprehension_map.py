@@ -35,7 +35,7 @@ from jaxlint.rewrites.loop_scan import (
     static_index_use,
     unproven_array_refusal,
 )
-from jaxlint.rules._codegen import JaxSpelling, fresh_name, names_in
+from jaxlint.rules._codegen import JaxSpelling, fresh_name, names_in, visited_expression
 from jaxlint.rules._comprehensions import STACKERS, UNSTACKED
 
 
@@ -105,7 +105,7 @@ def bound_map_edit(name: str, comprehension: cst.ListComp, context: UnitContext)
         rows, counted = _row_arrays(comprehension.elt, target, loop.iter, context)
         body = comprehension.elt
         if rows is not None:
-            body = body.visit(ReplaceIndexed(target, {(rows, 0): "_"}))
+            body = visited_expression(body, ReplaceIndexed(target, {(rows, 0): "_"}))
         traced_read = _indexed_read(body, target)
         if traced_read:
             # under lax.scan the read is traced, and a traced index into an empty axis raises
@@ -162,7 +162,7 @@ def _row_arrays(
     uses = IndexUses(index, context)
     walk(element, uses)
     rows = [array for array, offset in uses.rows if offset == 0]
-    stop = iterable.args[-1].value  # type: ignore[attr-defined]
+    stop = iterable.args[-1].value  # type: ignore[attr-defined]  # a `range(...)` call
     length_of = leading_length_of(stop, context)
     if length_of not in rows:
         return None, True
@@ -197,7 +197,7 @@ def _rows_map(
     the index a Python-int carry for its other uses."""
     parameter = fresh_name(f"{array}_{index}", set(taken))
     body = cst.Module(body=[]).code_for_node(
-        element.visit(ReplaceIndexed(index, {(array, 0): parameter}))
+        visited_expression(element, ReplaceIndexed(index, {(array, 0): parameter}))
     )
     if counted:
         return f"{spelling.scan}(lambda {index}, {parameter}: ({index} + 1, {body}), 0, {array})[1]"

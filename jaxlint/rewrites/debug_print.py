@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import re
 import string
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import libcst as cst
@@ -87,9 +88,9 @@ def debug_print_edit(
         literal = string_value(argument.value)
         none = _is_none(argument.value)
         if name == "sep" and (literal is not None or none):
-            separator = " " if none else literal  # type: ignore[assignment]
+            separator = " " if none or literal is None else literal
         elif name == "end" and (none or literal is not None and literal.endswith("\n")):
-            ending = "" if none else literal[:-1]  # type: ignore[index]
+            ending = "" if none or literal is None else literal[:-1]
         elif name == "flush" or name == "file" and none:
             continue
         elif name == "end":
@@ -259,11 +260,13 @@ def _fstring_pieces(value: cst.FormattedString, values: ValueQueries) -> list[_P
             text = ast.literal_eval(f"{prefix}{quote}{part.value}{quote}")
             pieces.append(_Text(text.replace("{{", "{").replace("}}", "}")))
             continue
+        assert isinstance(part, cst.FormattedStringExpression)  # an f-string's other part
         spec = ""
         if part.format_spec:
-            if any(not isinstance(p, cst.FormattedStringText) for p in part.format_spec):
+            texts = [p for p in part.format_spec if isinstance(p, cst.FormattedStringText)]
+            if len(texts) != len(part.format_spec):
                 return Refusal("nested expressions in an f-string format spec")
-            spec = "".join(p.value for p in part.format_spec)  # type: ignore[union-attr]
+            spec = "".join(p.value for p in texts)
         conversion = part.conversion or ""
         if part.equal is not None:
             # `{loss = }` prints its own source text, then repr(loss) (format(loss, spec) when a
@@ -527,8 +530,11 @@ def _literal_text(piece: _Value) -> str | None:
         return None
     if piece.percent is not None:
         return piece.percent % (value,)
-    convert = {"s": str, "r": repr, "a": ascii}.get(piece.conversion)
+    convert = _CONVERSIONS.get(piece.conversion)
     return format(convert(value) if convert else value, piece.spec)
+
+
+_CONVERSIONS: dict[str, Callable[[object], str]] = {"s": str, "r": repr, "a": ascii}
 
 
 def _static_text(piece: _Value, builtin: Builtin) -> cst.BaseExpression:

@@ -31,12 +31,12 @@ happen in another order: the results agree within float rounding, which verifica
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Literal, cast
 
 import libcst as cst
 
 from jaxlint.rewrites.loop_flow import leading_offset, stores
-from jaxlint.rules._codegen import JaxSpelling, fresh_name, names_in
+from jaxlint.rules._codegen import JaxSpelling, fresh_name, names_in, visited_statement
 
 ASSOCIATIVE = "lax.associative_scan"
 # Forms slower than a sequential scan on CPU (bench/results/fix_runtime.md): an associative
@@ -203,12 +203,11 @@ def _row_reads(model: StepModel, taken: set[str]) -> tuple[StepModel, list[RowRe
     assert counter is not None
     bound = set(model.carries).union(*(stores(s) for s in model.statements))
     replacer = _RowReplacer(counter.name, bound | {counter.name}, taken)
-    statements = [s.visit(replacer) for s in model.statements]
+    statements = [visited_statement(s, replacer) for s in model.statements]
     if not replacer.rows:
         return model, []
     read = [  # what the body reads: an output's value, not the slot it is written to
-        _output_value(_single(s)) if p in model.outputs else s  # type: ignore[arg-type]
-        for p, s in enumerate(statements)
+        _output_of(s) if p in model.outputs else s for p, s in enumerate(statements)
     ]
     still_counted = any(counter.name in names_in(node) for node in read)
     return (
@@ -273,7 +272,8 @@ def _commuted_offset(index: cst.BaseExpression, counter: str) -> int | None:
 def _counter_as_number(model: StepModel) -> bool:
     """Does the body use the loop counter other than inside an index (`x[t]`, `.at[i % 4]`) or
     as `fold_in`'s data? There its type does not matter; elsewhere it must be weak."""
-    finder = _NumberUses(model.counter.name)  # type: ignore[union-attr]
+    assert model.counter is not None  # (asked only of a model with a counter)
+    finder = _NumberUses(model.counter.name)
     for statement in model.statements:
         statement.visit(finder)
     return finder.found
@@ -366,7 +366,15 @@ def _output_value(small: cst.BaseSmallStatement) -> cst.BaseExpression:
     """The value of `out.append(v)` / `out.insert(0, v)` / `out[i] = v`."""
     if isinstance(small, cst.Assign):
         return small.value
-    return small.value.args[-1].value  # type: ignore[attr-defined]  # checked by the scan rewrite
+    # else `out.append(v)` / `out.insert(0, v)`, as the scan rewrite checked: a call's statement
+    return cast(cst.Call, cast(cst.Expr, small).value).args[-1].value
+
+
+def _output_of(statement: cst.BaseStatement) -> cst.BaseExpression:
+    """`_output_value` of an output's statement: a line of that one statement."""
+    small = _single(statement)
+    assert small is not None  # the scan rewrite found an append or a slot write there
+    return _output_value(small)
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -440,7 +448,7 @@ _BINDS_TIGHTER = {  # operators an operand of `+` / `*` may have without parenth
 }
 
 
-def _operand(code: str, operator: type) -> str:
+def _operand(code: str, operator: type[cst.BaseBinaryOp]) -> str:
     """`code` as the left operand of `operator`, parenthesized where it binds more loosely
     (`a > b`, `x if c else y`, `a + b` before `*`)."""
     node = _expr(code)
@@ -569,7 +577,8 @@ class _Writer:
         if all(isinstance(v, cst.Name) and v.value in self.updates for v in values.values()):
             # outputs that are the carries themselves: their per-step values take the list's name
             for name, value in values.items():
-                self.steps_names.setdefault(value.value, name)  # type: ignore[attr-defined]
+                carry = value.value  # type: ignore[attr-defined]  # a Name (tested above)
+                self.steps_names.setdefault(carry, name)
         if self.rows:
             self._rows()
         if self.updates:
@@ -725,8 +734,9 @@ class _Writer:
         names = list(values)
         if all(isinstance(v, cst.Name) and v.value in steps for v in values.values()):
             for name, value in values.items():
-                if name != steps[value.value]:  # type: ignore[attr-defined]
-                    self._emit(f"{name} = {steps[value.value]}")  # type: ignore[attr-defined]
+                step_name = steps[value.value]  # type: ignore[attr-defined]  # a Name (tested)
+                if name != step_name:
+                    self._emit(f"{name} = {step_name}")
             return
         body: list[cst.BaseStatement] = []
         returned: list[str] = []
@@ -736,7 +746,7 @@ class _Writer:
                 if not targets & set(self.updates):  # the carry is the step's value
                     body.append(statement)
                 continue
-            value = _output_value(_single(statement))  # type: ignore[arg-type]
+            value = _output_of(statement)
             rebound_later = set().union(*(stores(s) for s in model.statements[position + 1 :]))
             if names_in(value) & rebound_later:
                 temporary = fresh_name(f"{model.outputs[position]}_item", self.taken)
@@ -755,10 +765,7 @@ class _Writer:
     def _output_values(self) -> dict[str, cst.BaseExpression]:
         """Each output's name → the value the body appends (in the body's order)."""
         model = self.model
-        return {
-            model.outputs[p]: _output_value(_single(model.statements[p]))  # type: ignore[arg-type]
-            for p in sorted(model.outputs)
-        }
+        return {model.outputs[p]: _output_of(model.statements[p]) for p in sorted(model.outputs)}
 
     # -- code ------------------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ refused with the reason; every rewrite is verified with JAX before it is applied
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeGuard, cast
 
 import libcst as cst
 
@@ -45,7 +45,14 @@ from jaxlint.rewrites.loop_forms import (
     vectorized_statements,
 )
 from jaxlint.rewrites.slot_lists import slot_assembly, slot_writes
-from jaxlint.rules._codegen import JaxSpelling, fresh_name, int_literal, names_in
+from jaxlint.rules._codegen import (
+    JaxSpelling,
+    fresh_name,
+    int_literal,
+    module_of,
+    names_in,
+    visited_statement,
+)
 from jaxlint.rules._comprehensions import STACKERS
 
 UNSUPPORTED_SHAPE = (
@@ -141,8 +148,14 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
     if both:
         return Refusal(f"`{both[0]}` is appended to and written by index")
     lists = list(appends) + slot_names
-    receivers = [statement.body[0].value.func.value for statement, _ in appends.values()]  # type: ignore[attr-defined]
-    receivers += [slot.statement.body[0].targets[0].target.value for slot in slots]  # type: ignore[attr-defined]
+    receivers = [
+        statement.body[0].value.func.value  # type: ignore[attr-defined]  # `out.append(v)`
+        for statement, _ in appends.values()
+    ]
+    receivers += [
+        slot.statement.body[0].targets[0].target.value  # type: ignore[attr-defined]  # `out[i] = v`
+        for slot in slots
+    ]
     body_loads = flow.body_loads_except(receivers)
     for name in lists:
         if name in body_loads:
@@ -223,7 +236,9 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
         for initializer in initializers.values():
             replacements[initializer] = cst.RemovalSentinel.REMOVE
         for call, rebinding in after_uses:
-            if _listed(call.args[0].value).value not in appends:  # type: ignore[union-attr]
+            listed = _listed(call.args[0].value)
+            assert listed is not None  # `_uses_after` found a stacker of a list
+            if listed.value not in appends:
                 continue  # a slot list is rebuilt after the scan and stacked as written
             stacked = _stacked(call, prepended, spelling)
             if rebinding is not None and isinstance(stacked, cst.Name):
@@ -260,7 +275,7 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
         verify_target=context.verify_target(),
         # an associative scan's equations grow with log N: more than the loop's for a few
         # steps, flat beside its N (rules/JAX101.md, "Which form")
-        require_fewer_eqns="associative_scan" not in cst.Module(body=generated).code,
+        require_fewer_eqns="associative_scan" not in module_of(generated).code,
         judge_run_time=True,
     )
 
@@ -274,7 +289,7 @@ def _loop_shape(loop: cst.For, reads: list[cst.CSTNode], context: UnitContext) -
     iterable = loop.iter
     shape = _Loop()
     if _is_array_name(iterable, context):
-        shape.arrays = [iterable.value]  # type: ignore[attr-defined]
+        shape.arrays = [iterable.value]
         shape.element_target = loop.target
         return shape
     if not isinstance(iterable, cst.Call):
@@ -291,11 +306,11 @@ def _loop_shape(loop: cst.For, reads: list[cst.CSTNode], context: UnitContext) -
             return Refusal("only `enumerate(<array name>)` is rewritten")
         if not (isinstance(loop.target, cst.Tuple) and len(loop.target.elements) == 2):
             return Refusal("enumerate loops must unpack `i, v`")
-        index = loop.target.elements[0].value
-        if not isinstance(index, cst.Name):
+        counter_target = loop.target.elements[0].value
+        if not isinstance(counter_target, cst.Name):
             return Refusal("the enumerate index must be a plain name")
-        shape.arrays = [array.value]  # type: ignore[attr-defined]
-        shape.counter = _Counter(index.value)
+        shape.arrays = [array.value]
+        shape.counter = _Counter(counter_target.value)
         shape.element_target = loop.target.elements[1].value
         return shape
     if callee == "builtins.reversed" and len(arguments) == 1:
@@ -304,13 +319,13 @@ def _loop_shape(loop: cst.For, reads: list[cst.CSTNode], context: UnitContext) -
             return _reversed_range(loop, inner, shape, context)
         if not _is_array_name(inner, context):
             return Refusal("only `reversed(<array name>)` and `reversed(range(...))` are rewritten")
-        name = arguments[0].value  # type: ignore[attr-defined]
+        name = inner.value
         shape.arrays, shape.xs = [name], f"{name}[::-1]"
         shape.element_target = loop.target
         return shape
     if callee == "builtins.zip":
         positional = [a.value for a in iterable.args if not a.keyword]
-        names = [a.value for a in positional if _is_array_name(a, context)]  # type: ignore[attr-defined]
+        names = [a.value for a in positional if _is_array_name(a, context)]
         keywords = {a.keyword.value for a in iterable.args if a.keyword}
         if len(names) != 2 or len(positional) != 2 or keywords - {"strict"}:
             return Refusal("only `zip(x, y)` of two array names is rewritten")
@@ -435,7 +450,7 @@ def unproven_array_refusal(name: str, form: str, context: UnitContext) -> Refusa
     )
 
 
-def _is_array_name(node: cst.BaseExpression, context: UnitContext) -> bool:
+def _is_array_name(node: cst.BaseExpression, context: UnitContext) -> TypeGuard[cst.Name]:
     return isinstance(node, cst.Name) and context.kind(node) == Kind.ARRAY
 
 
@@ -575,7 +590,8 @@ def _appends(
         method = _adding_method(call)
         if method is None:
             continue
-        receiver = call.func.value  # type: ignore[attr-defined]
+        assert isinstance(call.func, cst.Attribute)  # `_adding_method` found a method
+        receiver = call.func.value
         if not isinstance(receiver, cst.Name) or not _adds_one_value(call, method):
             return Refusal(
                 "only `name.append(value)` and `name.insert(0, value)` statements are turned "
@@ -616,11 +632,12 @@ def _prepends(
     statements: dict[str, tuple[cst.SimpleStatementLine, cst.BaseExpression]],
 ) -> set[str]:
     """The lists of `_appends`' result that are added to with `insert(0, v)`."""
-    return {
-        name
-        for name, (statement, _) in statements.items()
-        if _adding_method(statement.body[0].value) == "insert"  # type: ignore[attr-defined]
-    }
+    found = set()
+    for name, (statement, _) in statements.items():
+        call = statement.body[0].value  # type: ignore[attr-defined]  # an append's Expr
+        if _adding_method(call) == "insert":
+            found.add(name)
+    return found
 
 
 class _NestedAppends(cst.CSTVisitor):
@@ -652,7 +669,8 @@ def _list_initializer(
             and isinstance(assign.value, cst.List)
             and not assign.value.elements
         ):
-            return statement  # type: ignore[return-value]
+            assert isinstance(statement, cst.SimpleStatementLine)  # single_assignment found one
+            return statement
         return None
     return None
 
@@ -755,12 +773,12 @@ def _listed(node: cst.BaseExpression) -> cst.Name | None:
     """`out` of `out` or `out[::-1]` (a stacker's or `len`'s argument)."""
     if isinstance(node, cst.Name):
         return node
-    if _is_reversal(node) and isinstance(node.value, cst.Name):  # type: ignore[attr-defined]
-        return node.value  # type: ignore[attr-defined]
+    if _is_reversal(node) and isinstance(node.value, cst.Name):
+        return node.value
     return None
 
 
-def _is_reversal(node: cst.BaseExpression) -> bool:
+def _is_reversal(node: cst.BaseExpression) -> TypeGuard[cst.Subscript]:
     """Is `node` `something[::-1]`?"""
     if not (isinstance(node, cst.Subscript) and len(node.slice) == 1):
         return False
@@ -779,7 +797,9 @@ def _stacked(call: cst.Call, reversed_lists: set[str], spelling: JaxSpelling) ->
     reversed when the list holds them the other way (`out[::-1]`, or filled by `insert(0, v)`,
     but not both), its new axis moved if asked."""
     listed = call.args[0].value
-    name = _listed(listed).value  # type: ignore[union-attr]
+    listed_name = _listed(listed)
+    assert listed_name is not None  # `_uses_after` found a stacker of a list
+    name = listed_name.value
     stacked = f"{name}[::-1]" if _is_reversal(listed) != (name in reversed_lists) else name
     axis = _stack_axis(call, "jax.numpy.stack")
     if not axis:
@@ -814,7 +834,7 @@ class ReplaceIndexed(cst.CSTTransformer):
         return updated_node.with_changes(value=cst.Name(element), slice=rest)
 
 
-def _rewrite_body(statements, shape: _Loop) -> list[cst.BaseStatement]:
+def _rewrite_body(statements: list[cst.BaseStatement], shape: _Loop) -> list[cst.BaseStatement]:
     if shape.index is not None:
         taken: set[str] = set()
         for statement in statements:
@@ -825,7 +845,7 @@ def _rewrite_body(statements, shape: _Loop) -> list[cst.BaseStatement]:
             shape.element_names[array, offset] = fresh_name(base, taken)
             taken.add(shape.element_names[array, offset])
         replacer = ReplaceIndexed(shape.index, shape.element_names)
-        statements = [s.visit(replacer) for s in statements]
+        statements = [visited_statement(s, replacer) for s in statements]
     return statements
 
 
@@ -914,9 +934,15 @@ def _generate(
             body.append(statement)
             continue
         name = outputs[position]
-        added = statement.body[0]  # type: ignore[attr-defined]
+        assert isinstance(statement, cst.SimpleStatementLine)  # an append or a slot write
+        added = statement.body[0]
         # `out.append(v)` / `out.insert(0, v)` / `out[i] = v`, rows already replaced
-        value = added.value if isinstance(added, cst.Assign) else added.value.args[-1].value
+        value = (
+            added.value
+            if isinstance(added, cst.Assign)
+            # else an append or an insert: an expression statement of a call
+            else cast(cst.Call, cast(cst.Expr, added).value).args[-1].value
+        )
         value_code = cst.Module(body=[]).code_for_node(value)
         rebound_later = set().union(*(stores(s) for s in statements[position + 1 :]))
         if not (names_in(value) & rebound_later):
@@ -937,6 +963,7 @@ def _generate(
     ys_out = _tuple_code(ys) if ys else "None"
     body.append(_statement(f"return {carry_out}, {ys_out}").with_changes(leading_lines=comments))
 
+    assert isinstance(loop.body, cst.IndentedBlock)  # scan_edit refused one-line bodies
     definition = cst.FunctionDef(
         name=cst.Name(body_name),
         params=cst.Parameters(
@@ -989,11 +1016,12 @@ def _after_loop(
 
 
 def _guard(shape: _Loop, statements: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
-    if not _guarded(shape):
+    length = shape.counter.length if shape.counter is not None else None
+    if length is None:  # not `_guarded(shape)`
         return statements
     return [
         cst.If(
-            test=cst.parse_expression(shape.counter.length),  # type: ignore[union-attr,arg-type]
+            test=cst.parse_expression(length),
             body=cst.IndentedBlock(body=statements),
         )
     ]
@@ -1024,7 +1052,7 @@ def _fast_form(
         if length is None:
             return None
         start, step = shape.counter.start, shape.counter.step
-        steps = (
+        steps: tuple[str, ...] = (
             f"{spelling.numpy}.arange({length})",
             # 0, 1, …, n - 1 typed as the loop's Python ints are, weakly (`jnp.arange` is
             # int32: `gamma ** t * r` would be float32 for bfloat16 `r`); vmap keeps it weak
@@ -1034,7 +1062,8 @@ def _fast_form(
             steps = tuple(f"{abs(step)} * {values}" for values in steps)
         if start != "0" or step < 0:
             steps = tuple(f"{start} {'+' if step > 0 else '-'} {values}" for values in steps)
-        counter = Counter(shape.counter.name, *steps, steps=shape.counter.steps)
+        int_values, weak_values = steps
+        counter = Counter(shape.counter.name, int_values, weak_values, steps=shape.counter.steps)
     model = StepModel(
         statements=statements,
         carries=carries,
@@ -1052,8 +1081,10 @@ def _fast_form(
     first = next((i for i, s in enumerate(fast) if isinstance(s, cst.FunctionDef)), None)
     if first is not None:  # keeps the `for` line's comment, as the scan body does
         definition = fast[first]
-        fast[first] = definition.with_changes(  # type: ignore[call-arg]
-            body=definition.body.with_changes(header=loop.body.header)  # type: ignore[attr-defined]
+        assert isinstance(definition, cst.FunctionDef)  # (found so above)
+        assert isinstance(loop.body, cst.IndentedBlock)  # scan_edit refused one-line bodies
+        fast[first] = definition.with_changes(
+            body=definition.body.with_changes(header=loop.body.header)
         )
     placed = _guard(shape, [*fast, *_after_loop(shape, outputs, prepended, assemblies)])
     placed[0] = placed[0].with_changes(leading_lines=_loop_leading_lines(loop, first_in_block))
@@ -1074,7 +1105,7 @@ def _guarded(shape: _Loop) -> bool:
 
 def _mentions_jax(statements: list[cst.BaseStatement]) -> bool:
     """Does generated code refer to the name `jax` (so `import jax` is needed, not an alias)?"""
-    return "jax" in names_in(cst.Module(body=statements))
+    return "jax" in names_in(module_of(statements))
 
 
 def _tuple_code(items: list[str], parenthesize: bool = True) -> str:
@@ -1207,8 +1238,9 @@ def _carry_start(
         return CarryStart("one_step_dtype")
     steps = [_step_operand(update, name, context) for update in updates.found]
     elements = {_element_array(step, shape) if step is not None else None for step in steps}
-    if len(elements) == 1 and None not in elements:
-        return CarryStart("element", elements.pop())  # type: ignore[arg-type]
+    known = [element for element in elements if element is not None]
+    if len(elements) == 1 and known:  # one element array, for every update
+        return CarryStart("element", known[0])
     moving = (set(carries) - {name}) | _element_names(shape)
     values = [assigned_value(update) for update in updates.found]
     if any(v is None or names_in(v) & moving or context.holds_traced(v) for v in values):

@@ -15,12 +15,13 @@ import enum
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TypeGuard
 
 import libcst as cst
 
 from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.scope import ClassInfo, JitRoot
-from jaxlint.engine.edits import Edit, ImportSpec, Refusal
+from jaxlint.engine.edits import Edit, ImportSpec, Refusal, Replacement
 from jaxlint.engine.rule import UnitContext
 from jaxlint.rules._codegen import fresh_name, is_docstring, names_in
 
@@ -175,7 +176,7 @@ def helper_edit(method: cst.FunctionDef, root: JitRoot, context: UnitContext) ->
     if class_node is None:
         # A unit parsed on its own (check mode) has no class around the method: the edit is
         # rebuilt on the whole module when fixing.
-        replacements = {method: new_method}
+        replacements: dict[cst.CSTNode, Replacement] = {method: new_method}
     else:
         new_class = class_node.deep_replace(method, new_method)
         anchor = _last_helper_after(context.wrapper.module, class_node, f"_{_snake(class_name)}_")
@@ -190,7 +191,7 @@ def helper_edit(method: cst.FunctionDef, root: JitRoot, context: UnitContext) ->
     if donated:
         notes.append(f"donated: {', '.join(donated)}")
     return Edit(
-        replacements=replacements,  # type: ignore[arg-type]
+        replacements=replacements,
         description=f"jitted method → module-level helper `{helper_name}`"
         + (f" ({'; '.join(notes)})" if notes else ""),
         imports=imports,
@@ -280,7 +281,7 @@ class _SelfUses(cst.CSTVisitor):
         self.problem: str | None = None
         self._static_depth = 0
 
-    def _is_self_attribute(self, node: cst.BaseExpression) -> bool:
+    def _is_self_attribute(self, node: cst.BaseExpression) -> TypeGuard[cst.Attribute]:
         return (
             isinstance(node, cst.Attribute)
             and isinstance(node.value, cst.Name)
@@ -306,14 +307,14 @@ class _SelfUses(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> bool:
         func = node.func
         if self._is_self_attribute(func):
-            self._refuse(f"the method calls `{self.receiver}.{func.attr.value}(...)`")  # type: ignore[attr-defined]
+            self._refuse(f"the method calls `{self.receiver}.{func.attr.value}(...)`")
             return False
         if (
             isinstance(func, cst.Attribute)
             and self._is_self_attribute(func.value)
             and func.attr.value in MUTATING_METHODS
         ):
-            attribute = func.value.attr.value  # type: ignore[attr-defined]
+            attribute = func.value.attr.value
             self._refuse(
                 f"the method changes `{self.receiver}.{attribute}` in place "
                 f"(`.{func.attr.value}(...)`)"
@@ -343,7 +344,7 @@ class _SelfUses(cst.CSTVisitor):
 
     def _note_whole(self, value: cst.BaseExpression) -> None:
         if self._is_self_attribute(value):
-            self.whole.add(value.attr.value)  # type: ignore[attr-defined]
+            self.whole.add(value.attr.value)
 
     def _static_positions(self, func: cst.BaseExpression) -> tuple[int, ...] | None:
         """Positional arguments of a call that are shapes or axes (None: all of them)."""
@@ -821,13 +822,13 @@ class _AttributeStores:
                             if sets_instances:
                                 self._set_on_init.add(name.id)
             elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
-                name = statement.target.id
+                field_name = statement.target.id
                 kinds = _annotation_kind(statement.annotation)
                 if statement.value is not None:
                     kinds = kinds if dataclass else _value_kind(statement.value, None)
-                self._add(name, kinds, where)
+                self._add(field_name, kinds, where)
                 if sets_instances and (statement.value is not None or dataclass):
-                    self._set_on_init.add(name)
+                    self._set_on_init.add(field_name)
             elif isinstance(statement, (ast.ClassDef,)):
                 self.members[statement.name] = "method"
         init = next(
@@ -843,13 +844,13 @@ class _AttributeStores:
                     for target in statement.targets:
                         for name, _ in _pairs(target, statement.value):
                             if _is_attribute_of(name, receiver):
-                                self._set_on_init.add(name.attr)  # type: ignore[attr-defined]
+                                self._set_on_init.add(name.attr)
                 elif (
                     isinstance(statement, ast.AnnAssign)
                     and statement.value is not None
                     and _is_attribute_of(statement.target, receiver)
                 ):
-                    self._set_on_init.add(statement.target.attr)  # type: ignore[attr-defined]
+                    self._set_on_init.add(statement.target.attr)
 
     def _walk(self, node: ast.AST, function: ast.FunctionDef | ast.AsyncFunctionDef | None) -> None:
         for child in ast.iter_child_nodes(node):
@@ -897,6 +898,7 @@ class _AttributeStores:
         elif isinstance(node, ast.AugAssign) or (
             isinstance(node, ast.AnnAssign) and node.value is not None
         ):
+            assert node.value is not None  # (mypy does not carry the test through the `or`)
             self._store_target(node.target, _value_kind(node.value, function), where)
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
             self._store_target(node.target, unknown, where)
@@ -934,7 +936,7 @@ class _AttributeStores:
                 return
             attribute, value = node.args[1], node.args[2]
             if isinstance(attribute, ast.Constant) and isinstance(attribute.value, str):
-                self._add(attribute.value, _value_kind(value, function), where)  # type: ignore[arg-type]
+                self._add(attribute.value, _value_kind(value, function), where)
             else:
                 self.dynamic = self.dynamic or f"`setattr` with a computed name at {where}"
         elif (
@@ -978,7 +980,7 @@ def _pairs(target: ast.AST, value: ast.AST) -> Iterator[tuple[ast.AST, ast.AST]]
         yield target, value
 
 
-def _is_attribute_of(node: ast.AST, receiver: str) -> bool:
+def _is_attribute_of(node: ast.AST, receiver: str) -> TypeGuard[ast.Attribute]:
     return (
         isinstance(node, ast.Attribute)
         and isinstance(node.value, ast.Name)
@@ -1049,8 +1051,8 @@ def _value_kind(node: ast.AST, function: ast.AST | None) -> frozenset[Kind]:
     ):
         return frozenset({Kind.INT if not isinstance(node.slice, ast.Slice) else Kind.TUPLE})
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-        kind = _CONVERSION_KINDS.get(node.func.id)
-        return frozenset({kind}) if kind is not None else unknown
+        converted = _CONVERSION_KINDS.get(node.func.id)
+        return frozenset({converted}) if converted is not None else unknown
     if isinstance(node, ast.Name) and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return _parameter_kind(function, node.id)
     return unknown
@@ -1182,6 +1184,7 @@ def _helper_def(
 ) -> cst.FunctionDef:
     renamer = _RenameSelfAttributes(receiver, attribute_params)
     body = method.body.visit(renamer)
+    assert isinstance(body, cst.BaseSuite)  # the renamer changes attributes, not blocks
     if isinstance(body, cst.IndentedBlock) and len(body.body) > 1 and is_docstring(body.body[0]):
         body = body.with_changes(body=body.body[1:])  # the docstring stays on the method
     params = method.params

@@ -63,7 +63,8 @@ def slot_writes(statements: list[cst.BaseStatement], index: str | None) -> list[
         name = target.value.value
         if name in found:
             return Refusal(f"`{name}[{index}]` is written more than once per iteration")
-        found[name] = SlotList(name, statement, assign.value)  # type: ignore[arg-type]
+        assert isinstance(statement, cst.SimpleStatementLine)  # single_assignment found one
+        found[name] = SlotList(name, statement, assign.value)
     return list(found.values())
 
 
@@ -89,7 +90,8 @@ def slot_assembly(
     (low, high), backwards = cover
     ordered = f"{rows}[::-1]" if backwards else rows
     size, offset = _bound(length)
-    before = {(None, 0): False, (None, 1): True}.get(low)
+    starts: dict[Bound, bool] = {(None, 0): False, (None, 1): True}
+    before = starts.get(low)
     after = {(size, offset): False, (size, offset - 1): True}.get(high)
     if before is None or after is None:
         return Refusal(

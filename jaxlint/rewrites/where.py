@@ -160,11 +160,13 @@ def _edit(
     call = f"{spelling.numpy}.where({code(test)}, {code(when_true)}, {code(when_false)})"
     replacement: cst.CSTNode
     if target is None:
+        assert isinstance(node, cst.IfExp)  # only an `if` statement assigns a target
         replacement = cst.parse_expression(call)
         if node.lpar:  # keep the parentheses the conditional expression had
             replacement = replacement.with_changes(lpar=node.lpar, rpar=node.rpar)
         description = "conditional expression → jnp.where (both branches are computed)"
     else:
+        assert isinstance(node, cst.If)
         replacement = cst.parse_statement(f"{target} = {call}\n")
         replacement = replacement.with_changes(leading_lines=node.leading_lines)
         description = f"`if` choosing `{target}` → {target} = jnp.where(...) (both computed)"

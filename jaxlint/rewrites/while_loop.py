@@ -43,7 +43,7 @@ from jaxlint.rewrites.loop_flow import (
     stores,
 )
 from jaxlint.rewrites.where import branch_problem
-from jaxlint.rules._codegen import JaxSpelling, fresh_name, names_in
+from jaxlint.rules._codegen import JaxSpelling, fresh_name, module_of, names_in
 
 LOGICAL = {cst.And: "logical_and", cst.Or: "logical_or"}
 MAX_TYPE_STEPS = 3  # abstract steps of the body that type the carries (see `_widened`)
@@ -98,7 +98,7 @@ def while_loop_edit(loop: cst.While, context: UnitContext) -> Edit | Refusal:
         replacements={loop: cst.FlattenSentinel(generated)},
         description=f"while on a traced test → {spelling.lax}.while_loop ({len(carries)} carr"
         f"{'y' if len(carries) == 1 else 'ies'})",
-        imports=(ImportSpec("jax"),) if "jax" in names_in(cst.Module(body=generated)) else (),
+        imports=(ImportSpec("jax"),) if "jax" in names_in(module_of(generated)) else (),
         verify_target=context.verify_target(),
         kind="verified",
     )
@@ -166,6 +166,7 @@ def _generate(
     unpack = [] if single else [cst.parse_statement(f"{state} = {param}\n")]
     result = carries[0] if single else f"({state})"
 
+    assert isinstance(loop.body, cst.IndentedBlock)  # while_loop_edit refused one-line bodies
     leading = list(loop.leading_lines)
     cond = cst.FunctionDef(
         name=cst.Name(cond_name),

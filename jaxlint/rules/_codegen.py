@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
@@ -22,6 +23,33 @@ def fresh_name(base: str, taken: set[str]) -> str:
         name = f"{base}_{number}"
     taken.add(name)
     return name
+
+
+def visited_statement(
+    statement: cst.BaseStatement, transformer: cst.CSTTransformer
+) -> cst.BaseStatement:
+    """`statement.visit(transformer)`, for a transformer that rewrites expressions only: libcst
+    types the result as a statement, or a removal or flattening of statements."""
+    result = statement.visit(transformer)
+    assert isinstance(result, cst.BaseStatement), result
+    return result
+
+
+def visited_expression(
+    expression: cst.BaseExpression, transformer: cst.CSTTransformer
+) -> cst.BaseExpression:
+    """`expression.visit(transformer)`, for a transformer that removes nothing (see
+    `visited_statement`)."""
+    result = expression.visit(transformer)
+    assert isinstance(result, cst.BaseExpression), result
+    return result
+
+
+def module_of(statements: Sequence[cst.BaseStatement]) -> cst.Module:
+    """A module holding `statements`, to print them or to read their names."""
+    # BaseStatement's only kinds are the two Module's `body` is declared to hold
+    body = cast("Sequence[cst.SimpleStatementLine | cst.BaseCompoundStatement]", statements)
+    return cst.Module(body=body)
 
 
 def names_in(node: cst.CSTNode) -> set[str]:
@@ -53,7 +81,7 @@ def int_literal(node: cst.BaseExpression) -> int | None:
     return None
 
 
-def is_docstring(statement: cst.BaseStatement) -> bool:
+def is_docstring(statement: cst.CSTNode) -> bool:
     """A statement that is just a string literal."""
     return (
         isinstance(statement, cst.SimpleStatementLine)

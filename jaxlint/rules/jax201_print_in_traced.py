@@ -50,21 +50,21 @@ class PrintInTraced(Rule):
         for finding in self._fixed:
             # a print silenced by a noqa keeps its text: the shared edit must not rewrite it
             if suppression.is_suppressed(self.code, finding.span.line, lines, finding.header_lines):
-                self._refused.add(finding.fix.verify_target)  # type: ignore[union-attr]
-        by_target: dict[str, list[Finding]] = {}
+                self._refused.add(_edit(finding).verify_target)
+        by_target: dict[str | None, list[Finding]] = {}
         for finding in self._fixed:
-            target = finding.fix.verify_target  # type: ignore[union-attr]
+            target = _edit(finding).verify_target
             if target not in self._refused:
                 by_target.setdefault(target, []).append(finding)
         for target, findings in by_target.items():
             if len(findings) < 2:
                 continue
             lead, *others = findings
-            edits = [f.fix for f in findings]
-            replacements = {n: r for e in edits for n, r in e.replacements.items()}  # type: ignore[union-attr]
-            imports = tuple(dict.fromkeys(i for e in edits for i in e.imports))  # type: ignore[union-attr]
+            edits = [_edit(f) for f in findings]
+            replacements = {n: r for e in edits for n, r in e.replacements.items()}
+            imports = tuple(dict.fromkeys(i for e in edits for i in e.imports))
             lead.fix = replace(
-                lead.fix,  # type: ignore[arg-type]
+                edits[0],  # lead's
                 replacements=replacements,
                 imports=imports,
                 description=f"{len(findings)} prints of `{target}` → jax.debug.print (prints "
@@ -162,13 +162,19 @@ class PrintInTraced(Rule):
         return counter.count > 1 or call in counter.in_loops
 
 
+def _edit(finding: Finding) -> Edit:
+    """The edit of a finding of `PrintInTraced._fixed`."""
+    assert isinstance(finding.fix, Edit)  # (only findings with an edit are kept there)
+    return finding.fix
+
+
 class PrintedValues:
     """What a print's arguments are made of, as the print rewrites ask (`ValueQueries`): which
     hold tracers, which are text made at trace time. Shared by JAX201 and JAX206."""
 
     def __init__(self, context: UnitContext) -> None:
         self.context = context
-        self._binding_cache: dict[int, tuple[Frame, dict]] = {}
+        self._binding_cache: dict[int, tuple[Frame, dict[str, list[cst.BaseExpression]]]] = {}
 
     def queries(self) -> ValueQueries:
         context = self.context

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import TypeGuard
 
 import libcst as cst
 
@@ -69,7 +70,8 @@ class InPlaceUpdate(Rule):
     @classmethod
     def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
         """A store into a name the same top-level statement binds to a JAX call's result."""
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]  # type: ignore[attr-defined]
+        assert isinstance(node, (ast.Assign, ast.AugAssign))  # (host_node_types)
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         stored = {
             t.value.id
             for t in targets
@@ -215,7 +217,7 @@ class InPlaceUpdate(Rule):
             for store, store_target, _, _ in stores
             if store is statement
             or (
-                self._made_by_jax(store_target.value, depth=4)  # type: ignore[arg-type]
+                self._made_by_jax(_stored_name(store_target), depth=4)
                 and not context.maybe_unstaged_branch(store)
             )
         )
@@ -228,7 +230,7 @@ class InPlaceUpdate(Rule):
         spelling = JaxSpelling.of(context)
         for store, store_target, operator, chained in stores:
             problem = self._store_problem(store_target, operator, chained)
-            if problem is None and context.reaching_values(store_target.value):  # type: ignore[arg-type]
+            if problem is None and context.reaching_values(_stored_name(store_target)):
                 problem = f"`{name}` is also rebound in `{frame.info.name}`"
             if problem:
                 line = context.span(store).line
@@ -254,7 +256,8 @@ class InPlaceUpdate(Rule):
             part = element.slice
             if isinstance(part, cst.Slice):
                 continue
-            value = part.value  # type: ignore[attr-defined]
+            assert isinstance(part, cst.Index)  # a subscript's other element
+            value = part.value
             if isinstance(value, cst.Comparison) or (
                 isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.BitInvert)
             ):
@@ -291,7 +294,7 @@ class InPlaceUpdate(Rule):
         if name.value in frame.info.params and frame.values.parameter_reaches(name.value, name):
             return False  # the parameter's own value may reach too
         return all(
-            kind == "assign" and self._jax_value(value, depth)  # type: ignore[arg-type]
+            kind == "assign" and self._jax_value(value, depth)  # type: ignore[arg-type]  # assigned
             for kind, value in bindings
         )
 
@@ -379,7 +382,9 @@ class InPlaceUpdate(Rule):
                 and isinstance(bound, cst.Call)
                 and context.resolve(bound.func) == "builtins.range"
             )
-            or (kind == "assign" and self._scalar_int(bound, depth - 1))  # type: ignore[arg-type]
+            or (
+                kind == "assign" and self._scalar_int(bound, depth - 1)  # type: ignore[arg-type]  # assigned
+            )
             for kind, bound in bindings
         )
 
@@ -416,6 +421,7 @@ def _at_update(
     slice NumPy raises for an integer array (same_kind casting) and divides a float one:
     `.at[].divide` there, the difference named in the fix's description."""
     base = target.value
+    assert isinstance(base, cst.Name)  # both callers store into a local name
     if isinstance(operator, cst.DivideAssign) and _one_element(target):
         source = cst.Module(body=[]).code_for_node
         array, row, value = (
@@ -465,6 +471,12 @@ def _stores_into(
     return finder.stores
 
 
+def _stored_name(target: cst.Subscript) -> cst.Name:
+    """`x` of a `x[...]` that `_StoreFinder` found."""
+    assert isinstance(target.value, cst.Name)  # (`_StoreFinder._into`)
+    return target.value
+
+
 class _StoreFinder(OwnScopeVisitor):
     def __init__(self, name: str) -> None:
         super().__init__()
@@ -473,7 +485,7 @@ class _StoreFinder(OwnScopeVisitor):
             tuple[cst.Assign | cst.AugAssign, cst.Subscript, cst.BaseAugOp | None, bool]
         ] = []
 
-    def _into(self, target: cst.BaseExpression) -> bool:
+    def _into(self, target: cst.BaseExpression) -> TypeGuard[cst.Subscript]:
         return (
             isinstance(target, cst.Subscript)
             and isinstance(target.value, cst.Name)
@@ -484,11 +496,11 @@ class _StoreFinder(OwnScopeVisitor):
         chained = len(node.targets) != 1
         for assign_target in node.targets:
             if self._into(assign_target.target):
-                self.stores.append((node, assign_target.target, None, chained))  # type: ignore[arg-type]
+                self.stores.append((node, assign_target.target, None, chained))
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if self._into(node.target):
-            self.stores.append((node, node.target, node.operator, False))  # type: ignore[arg-type]
+            self.stores.append((node, node.target, node.operator, False))
 
 
 def _jax_bound_names(statement: ast.stmt, index: ModuleIndex) -> frozenset[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from typing import TypeGuard
 
 import libcst as cst
 
@@ -32,7 +33,8 @@ class DiscardedAtUpdate(Rule):
 
     @classmethod
     def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
-        call = node.value  # type: ignore[attr-defined]
+        assert isinstance(node, ast.Expr)  # (host_node_types)
+        call = node.value
         return (
             isinstance(call, ast.Call)
             and isinstance(call.func, ast.Attribute)
@@ -50,7 +52,7 @@ class DiscardedAtUpdate(Rule):
         base = _updated_base(node.value)
         if base is None:
             return
-        method = node.value.func.attr.value  # type: ignore[attr-defined]
+        method = node.value.func.attr.value  # type: ignore[attr-defined]  # `_updated_base` saw it
         self.report(
             node.value,
             f"`{code_of(base)}.at[...].{method}(...)` returns an updated copy, which this "
@@ -116,7 +118,7 @@ def _updated_base(call: cst.BaseExpression) -> cst.BaseExpression | None:
     return None
 
 
-def _chain(node: cst.BaseExpression) -> bool:
+def _chain(node: cst.BaseExpression) -> TypeGuard[cst.Name | cst.Attribute]:
     while isinstance(node, cst.Attribute):
         node = node.value
     return isinstance(node, cst.Name)

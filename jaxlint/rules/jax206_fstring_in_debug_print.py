@@ -58,7 +58,7 @@ def _fstring_parts(value: cst.BaseExpression) -> list[cst.FormattedStringExpress
     if isinstance(value, cst.FormattedString):
         return [p for p in value.parts if isinstance(p, cst.FormattedStringExpression)]
     if isinstance(value, cst.ConcatenatedString):
-        return _fstring_parts(value.left) + _fstring_parts(value.right)  # type: ignore[arg-type]
+        return _fstring_parts(value.left) + _fstring_parts(value.right)
     return []
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Set as AbstractSet
 
 import libcst as cst
 
@@ -70,9 +71,9 @@ class JitOfFreshCallable(Rule):
                 and _repeats(node, statement, index)
                 and index.imports.resolve(dotted_ast(func)) in JIT_APIS
             )
+        assert isinstance(node, ast.FunctionDef)  # the other of host_node_types
         nested = node is not statement and any(
-            _jit_decorator(d, index)
-            for d in node.decorator_list  # type: ignore[attr-defined]
+            _jit_decorator(d, index) for d in node.decorator_list
         )
         return statement.lineno if nested else False
 
@@ -163,9 +164,9 @@ class JitOfFreshCallable(Rule):
             for element in value.elements:
                 self._keep(element.value)
         elif isinstance(value, cst.Dict):
-            for element in value.elements:
-                if isinstance(element, cst.DictElement):
-                    self._keep(element.value)
+            for entry in value.elements:
+                if isinstance(entry, cst.DictElement):
+                    self._keep(entry.value)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -275,7 +276,7 @@ class JitOfFreshCallable(Rule):
         node: cst.CSTNode,
         what: str,
         info: FunctionInfo | None,
-        captured: set[str] = frozenset(),  # type: ignore[assignment]
+        captured: AbstractSet[str] = frozenset(),
         in_loop: bool = True,
     ) -> None:
         if in_loop:
@@ -323,7 +324,7 @@ def _repeats(call: ast.Call, statement: ast.stmt, index: ModuleIndex) -> bool:
     return False
 
 
-def _calls_any(callable_: cst.BaseExpression, names: set[str]) -> bool:
+def _calls_any(callable_: cst.CSTNode, names: set[str]) -> bool:
     """Does the callable call one of `names`, or a method of one (`alg(x)`, `partial(alg.step)`)?"""
     if not names:
         return False

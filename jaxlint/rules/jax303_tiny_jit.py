@@ -133,4 +133,5 @@ class TinyJit(Rule):
 
 
 def _add(*parts: int | None) -> int | None:
-    return None if any(p is None for p in parts) else sum(parts)  # type: ignore[arg-type]
+    known = [p for p in parts if p is not None]
+    return None if len(known) != len(parts) else sum(known)

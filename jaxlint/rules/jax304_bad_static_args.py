@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import difflib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import libcst as cst
 
@@ -62,13 +62,14 @@ class BadStaticArgs(Rule):
     @classmethod
     def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
         """A call of a module-level jitted function (or a jit alias) passing a display."""
-        func = node.func  # type: ignore[attr-defined]
+        assert isinstance(node, ast.Call)  # (host_node_types)
+        func = node.func
         if index.imports.resolve(dotted_ast(func)) == "jax.vmap":
             # `jax.vmap(partial(self.move, ...))`: its calls may map a static parameter
-            return _maps_a_static_callable(node, index)  # type: ignore[arg-type]
+            return _maps_a_static_callable(node, index)
         if not isinstance(func, ast.Name) or not _static_roots(func.id, index):
             return False
-        values = [*node.args, *(k.value for k in node.keywords)]  # type: ignore[attr-defined]
+        values = [*node.args, *(k.value for k in node.keywords)]
         return any(isinstance(v, (*AST_DISPLAYS, ast.Call)) for v in values)
 
     @classmethod
@@ -132,7 +133,7 @@ class BadStaticArgs(Rule):
             bindings = self.context.reaching_values(func)
             if len(bindings) != 1 or bindings[0][0] != "assign":
                 return None
-            func = bindings[0][1]  # type: ignore[assignment]
+            func = bindings[0][1]  # type: ignore[assignment]  # assigned: an expression
         if not (isinstance(func, cst.Call) and self.context.resolve(func.func) == "jax.vmap"):
             return None
         if not func.args or func.args[0].keyword is not None:
@@ -147,7 +148,7 @@ class BadStaticArgs(Rule):
         if isinstance(mapped, cst.Name):
             bindings = self.context.reaching_values(mapped)
             if len(bindings) == 1 and bindings[0][0] == "assign":
-                mapped = bindings[0][1]  # type: ignore[assignment]
+                mapped = bindings[0][1]  # type: ignore[assignment]  # assigned: an expression
         if isinstance(mapped, cst.Call) and self.context.resolve(mapped.func) == (
             "functools.partial"
         ):
@@ -325,7 +326,7 @@ def _static_methods(unit: UnitSummary) -> set[str]:
     }
 
 
-def _tuple_elements(elements: tuple[cst.BaseElement, ...]) -> list[cst.BaseElement]:
+def _tuple_elements(elements: Sequence[cst.BaseElement]) -> list[cst.BaseElement]:
     """A one-element tuple needs its trailing comma."""
     items = list(elements)
     if len(items) == 1 and items[0].comma is cst.MaybeSentinel.DEFAULT:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from typing import TypeGuard
 
 import libcst as cst
 
@@ -14,7 +15,7 @@ from jaxlint.analysis.names import calls_under, dotted_ast, target_names
 from jaxlint.analysis.scope import ClassInfo, FunctionInfo, ModuleIndex, imports_in
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
-from jaxlint.engine.edits import Refusal
+from jaxlint.engine.edits import Edit, Refusal
 from jaxlint.engine.requests import ComprehensionToVmap
 from jaxlint.engine.rule import Rule, UnitContext
 from jaxlint.rules._comprehensions import STACKERS, stacked_comprehension, stacks_rows
@@ -58,8 +59,9 @@ class LoopInsteadOfVmap(Rule):
     def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
         if isinstance(node, ast.For):
             return may_accumulate(node)
-        func = node.func  # type: ignore[attr-defined]
-        args = node.args  # type: ignore[attr-defined]
+        assert isinstance(node, ast.Call)  # the other of host_node_types
+        func = node.func
+        args = node.args
         # the stacker first: the names bound to comprehensions take a walk of the module
         return (
             1 <= len(args) <= 2  # `jnp.stack(rows, 0)`: the axis is read in `visit_Call`
@@ -82,7 +84,7 @@ class LoopInsteadOfVmap(Rule):
             return  # traced code: a comprehension over an array is JAX101's
         comprehension = stacked_comprehension(node, context)
         built_before = comprehension is None
-        if built_before:
+        if comprehension is None:
             comprehension = self._stacked_list(node)
             if comprehension is None:
                 return
@@ -95,9 +97,11 @@ class LoopInsteadOfVmap(Rule):
             return
         target, arrays = code_of(loop.target), code_of(rows)
         zipped = _zipped(rows, self.context)
-        if zipped and isinstance(loop.target, cst.Tuple):  # `for a, b in zip(A, B)`
+        # `for a, b in zip(A, B)` (a zip is a Call)
+        if zipped and isinstance(loop.target, cst.Tuple) and isinstance(rows, cst.Call):
             target = ", ".join(code_of(e.value) for e in loop.target.elements)
-            arrays = ", ".join(code_of(a.value) for a in rows.args)  # type: ignore[attr-defined]
+            arrays = ", ".join(code_of(a.value) for a in rows.args)
+        fix: Edit | Refusal | None
         if built_before:
             fix = Refusal("the list is built in another statement: compute it with jax.vmap there")
         elif zipped:
@@ -297,7 +301,7 @@ class LoopInsteadOfVmap(Rule):
         (`self.locations = jax.device_put(locs)`)?"""
         context = self.context
         if _zipped(rows, context):  # `zip(A, B)`: the rows of arrays walked side by side
-            return all(self._array_rows(a.value) for a in rows.args)  # type: ignore[attr-defined]
+            return all(self._array_rows(a.value) for a in rows.args)
         while isinstance(rows, cst.Subscript) and all(
             isinstance(s.slice, cst.Slice) for s in rows.slice
         ):
@@ -315,7 +319,7 @@ class LoopInsteadOfVmap(Rule):
             return _array_attribute(function.class_info, rows.attr.value, context.index)
         return False
 
-    def _jax_call(self, elt: cst.BaseExpression) -> str | None:
+    def _jax_call(self, elt: cst.CSTNode) -> str | None:
         """The JAX work the element expression calls (a jitted function, a `jnp` op), if any."""
         index = self.context.index
         stack: list[cst.CSTNode] = [elt]
@@ -374,7 +378,7 @@ class LoopInsteadOfVmap(Rule):
         return None
 
 
-def _zipped(rows: cst.BaseExpression, context: UnitContext) -> bool:
+def _zipped(rows: cst.BaseExpression, context: UnitContext) -> TypeGuard[cst.Call]:
     """Is `rows` `zip(A, B, ...)` of positional iterables?"""
     return (
         isinstance(rows, cst.Call)

@@ -9,7 +9,7 @@ import libcst as cst
 
 from jaxlint.analysis.jax_api import FILTERING_JITS, REFERENCE_SEMANTICS_APIS
 from jaxlint.analysis.names import dotted_ast
-from jaxlint.analysis.scope import ClassInfo, FunctionInfo
+from jaxlint.analysis.scope import ClassInfo, FunctionInfo, FunctionNode
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.engine.requests import MethodToHelper
 from jaxlint.engine.rule import Rule
@@ -47,7 +47,10 @@ class StaticSelf(Rule):
             problem = _mutability(info.class_info, receiver, info.name)
             if problem is None:
                 continue
-            position = info.node.decorator_list.index(root.node)  # type: ignore[union-attr]
+            function = info.node
+            assert not isinstance(function, ast.Lambda)  # (it has decorators)
+            assert isinstance(root.node, ast.expr)  # a decorator root's node is the decorator
+            position = function.decorator_list.index(root.node)
             name = info.class_info.node.name
             self.report(
                 node.decorators[position],
@@ -111,7 +114,7 @@ def _mutability(info: ClassInfo, receiver: str, method: str) -> str | None:
     return None
 
 
-def _changed(node: ast.FunctionDef, methods: dict[str, FunctionInfo], receiver: str) -> set[str]:
+def _changed(node: FunctionNode, methods: dict[str, FunctionInfo], receiver: str) -> set[str]:
     """The attributes the method assigns, less those it only sets back to what they were:
     `x, self.epochs = self.train(x)` where `train` returns `..., self.epochs`."""
     round_trips: set[int] = set()  # id() of the targets that store such a value
@@ -126,10 +129,11 @@ def _changed(node: ast.FunctionDef, methods: dict[str, FunctionInfo], receiver: 
                     if attribute is not None and returned.get(position) == attribute:
                         round_trips.add(id(element))
     return {
-        n.attr  # type: ignore[attr-defined]
+        n.attr
         for n in ast.walk(node)
-        if _self_attribute(n, receiver) is not None
-        and isinstance(n.ctx, ast.Store)  # type: ignore[attr-defined]
+        if isinstance(n, ast.Attribute)
+        and _self_attribute(n, receiver) is not None
+        and isinstance(n.ctx, ast.Store)
         and id(n) not in round_trips
     }
 
@@ -139,27 +143,28 @@ def _returned_attributes(
 ) -> dict[int, str]:
     """Position → `self.<attr>` that every `return` of the method `value` calls puts there
     (`self.train(x)` whose returns are all `return y, self.epochs` → {1: "epochs"})."""
-    if not (isinstance(value, ast.Call) and _self_attribute(value.func, receiver) in methods):
+    name = _self_attribute(value.func, receiver) if isinstance(value, ast.Call) else None
+    if name is None or name not in methods:
         return {}
-    called = methods[value.func.attr].node  # type: ignore[attr-defined]
+    called = methods[name].node
     returns = [r for r in _own_nodes(called) if isinstance(r, ast.Return)]
-    if not returns or not all(isinstance(r.value, ast.Tuple) for r in returns):
+    returned = [r.value for r in returns if isinstance(r.value, ast.Tuple)]
+    if not returns or len(returned) != len(returns):  # not every `return` gives a tuple
         return {}
-    first = returns[0].value.elts  # type: ignore[union-attr]
+    first = returned[0].elts
     found = {}
     for position, element in enumerate(first):
         attribute = _self_attribute(element, receiver)
         if attribute is not None and all(
-            len(r.value.elts) == len(first)  # type: ignore[union-attr]
-            and _self_attribute(r.value.elts[position], receiver) == attribute  # type: ignore[union-attr]
-            for r in returns
+            len(t.elts) == len(first) and _self_attribute(t.elts[position], receiver) == attribute
+            for t in returned
         ):
             found[position] = attribute
     return found
 
 
 def _retraced_by(
-    writer: ast.FunctionDef, methods: dict[str, FunctionInfo], receiver: str, depth: int = 3
+    writer: FunctionNode, methods: dict[str, FunctionInfo], receiver: str, depth: int = 3
 ) -> set[str]:
     """Methods the writer runs with a new flax `TrainState` (built in the writer with a new
     optimizer): its `tx` and `apply_fn` are static fields, hashed into the cache key, so the
@@ -183,7 +188,7 @@ def _makes_train_state(value: ast.expr) -> bool:
 
 
 def _run_with(
-    node: ast.FunctionDef,
+    node: FunctionNode,
     tainted: set[str],
     methods: dict[str, FunctionInfo],
     receiver: str,
@@ -212,7 +217,7 @@ def _run_with(
             found.add(name)
             inner = methods[name]
             found |= _run_with(
-                inner.node,  # type: ignore[arg-type]
+                inner.node,
                 set(inner.positional[1:]),
                 methods,
                 receiver,
@@ -272,6 +277,7 @@ def _callback_methods(node: ast.AST, receiver: str) -> set[str]:
         if isinstance(call, ast.Call)
         and (dotted_ast(call.func) or "").rsplit(".", 1)[-1] in CALLBACKS
         and call.args
+        and isinstance(call.args[0], ast.Attribute)
         and _self_attribute(call.args[0], receiver) is not None
     }
 
@@ -281,5 +287,7 @@ def _attributes(node: ast.AST, receiver: str, context: type[ast.expr_context]) -
     return {
         n.attr
         for n in ast.walk(node)
-        if _self_attribute(n, receiver) is not None and isinstance(n.ctx, context)  # type: ignore[attr-defined]
+        if isinstance(n, ast.Attribute)
+        and _self_attribute(n, receiver) is not None
+        and isinstance(n.ctx, context)
     }

@@ -74,7 +74,8 @@ class TimingWithoutSync(Rule):
 
     @classmethod
     def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
-        func = node.func  # type: ignore[attr-defined]
+        assert isinstance(node, ast.Call)  # (host_node_types)
+        func = node.func
         last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
         if last not in CLOCK_NAMES:
             return False  # most calls: no import lookup

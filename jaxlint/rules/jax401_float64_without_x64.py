@@ -54,7 +54,8 @@ class Float64WithoutX64(Rule):
             return False
         if isinstance(node, ast.Attribute):
             return node.attr in WIDE
-        return isinstance(node.value, str) and node.value in WIDE_STRINGS  # type: ignore[attr-defined]
+        assert isinstance(node, ast.Constant)  # the last of host_node_types
+        return isinstance(node.value, str) and node.value in WIDE_STRINGS
 
     @classmethod
     def may_apply(cls, unit: UnitSummary) -> bool:

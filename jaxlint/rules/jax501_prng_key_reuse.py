@@ -10,7 +10,7 @@ import libcst as cst
 from jaxlint.analysis.cst_walk import walk
 from jaxlint.analysis.prng import KeyFinding
 from jaxlint.diagnostics import Span
-from jaxlint.engine.edits import Edit, Refusal
+from jaxlint.engine.edits import Edit, Refusal, Replacement
 from jaxlint.engine.rule import UnitContext
 from jaxlint.rules._prng_rule import KeyFindingRule, key_argument, random_module
 
@@ -99,6 +99,7 @@ class PrngKeyReuse(KeyFindingRule):
             )
         if name is None or not isinstance(finding.first_key, ast.Name):
             return Refusal("the key is not a plain local name: split it by hand")
+        assert finding.key is not None  # (a Name: `name` is its id)
         if finding.carried:
             return self._carried_fix(second, finding, name)
         if finding.consumers > 2:
@@ -119,6 +120,7 @@ class PrngKeyReuse(KeyFindingRule):
                 "the two consumers are not plain statements of one block: split the key by hand"
             )
         first, statement, block = earlier
+        assert statement is not None  # (tested above)
         if not any(b is block for b in self.blocks):
             return Refusal(
                 "the first consumer runs only on some paths to the second: split the key where "
@@ -139,19 +141,19 @@ class PrngKeyReuse(KeyFindingRule):
         random, imports = random_module(self.context, first)
         line = cst.parse_statement(f"{names[0]}, {names[1]} = {random}.split({name})")
         new_statement = statement.deep_replace(first_key, cst.Name(names[0]))
-        replacements: dict[cst.CSTNode, object] = {}
+        replacements: dict[cst.CSTNode, Replacement] = {}
         if _contains(statement, second_key):
             new_statement = new_statement.deep_replace(second_key, cst.Name(names[1]))
         else:
             replacements[second_key] = cst.Name(names[1])
         replacements[statement] = cst.FlattenSentinel(
             [
-                line.with_changes(leading_lines=statement.leading_lines),  # type: ignore[attr-defined]
-                new_statement.with_changes(leading_lines=[]),  # type: ignore[union-attr]
+                line.with_changes(leading_lines=statement.leading_lines),
+                new_statement.with_changes(leading_lines=[]),
             ]
         )
         return Edit(
-            replacements=replacements,  # type: ignore[arg-type]
+            replacements=replacements,
             description=f"split `{name}` into `{names[0]}` and `{names[1]}`, one per consumer",
             imports=imports,
         )
@@ -185,6 +187,8 @@ class PrngKeyReuse(KeyFindingRule):
         fresh = other if other != "_" else self._fresh_name(f"{name}_sub")
         if fresh is None:
             return Refusal(f"`{name}_sub` is taken: split the key by hand")
+        # a JAX501 finding: it has its first consumer, and `fix` saw its key is a Name
+        assert finding.first is not None and finding.first_key is not None
         consumer = self._call_at(self.context.index.span_of(finding.first.func))
         first_key = (
             key_argument(self.context, consumer, finding.first_key)
@@ -197,7 +201,7 @@ class PrngKeyReuse(KeyFindingRule):
         if other == "_":
             replacements[elements[1].value] = cst.Name(fresh)
         return Edit(
-            replacements=replacements,  # type: ignore[arg-type]
+            replacements=replacements,
             description=f"draw from the subkey `{fresh}`; `{name}` is only split, once a step",
         )
 

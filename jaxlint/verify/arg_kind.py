@@ -138,12 +138,12 @@ class ArgKind:
             leaves = [k.make(set_index, seed + 7 * i + 1) for i, (_, k) in enumerate(self.items)]
             return jax.tree_util.tree_unflatten(self.cls, leaves)
         if self.items:
-            values = {n: k.make(set_index, seed + 7 * i + 1) for i, (n, k) in enumerate(self.items)}
+            fields = {n: k.make(set_index, seed + 7 * i + 1) for i, (n, k) in enumerate(self.items)}
             if self.kind == "struct":
-                return self.cls(**values)
+                return self.cls(**fields)
             if self.kind == "tuple":
-                return (self.cls or tuple)(values.values())
-            return values
+                return (self.cls or tuple)(fields.values())
+            return fields
         if self.kind == "struct":
             return self.cls()
         if self.kind == "tuple":
@@ -155,6 +155,7 @@ class ArgKind:
         dtype = jnp.dtype(self.dtype)
         if self.value is not None:
             return jnp.asarray(_near(self.value, dtype, self.shape, set_index, rng))
+        values: np.ndarray[Any, Any]  # drawn in float64 or int, cast to `dtype` below
         if jnp.issubdtype(dtype, jnp.bool_):
             values = rng.rand(*self.shape) > 0.5
         elif jnp.issubdtype(dtype, jnp.integer):

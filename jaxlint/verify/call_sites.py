@@ -144,8 +144,9 @@ def _kind_of(value: Any, depth: int) -> ArgKind:
         return ArgKind("array", tuple(value.shape), np.dtype(dtype).name)
     if value is None or isinstance(value, (bool, int, float, complex, str)):
         return ArgKind("value", value=value)
-    if isinstance(value, tuple) and isinstance(getattr(type(value), "_fields", None), tuple):
-        items = tuple((f, _kind_of(getattr(value, f), depth + 1)) for f in type(value)._fields)
+    fields = getattr(type(value), "_fields", None) if isinstance(value, tuple) else None
+    if isinstance(fields, tuple):  # a NamedTuple
+        items = tuple((f, _kind_of(getattr(value, f), depth + 1)) for f in fields)
         return ArgKind("struct", items=items, cls=type(value))
     if isinstance(value, (tuple, list)):
         items = tuple((str(i), _kind_of(v, depth + 1)) for i, v in enumerate(value))
@@ -211,7 +212,9 @@ def _is_linen_entry(call: ast.Call, name: str) -> bool:
     return named == name
 
 
-def _assignments(scope: ast.AST) -> dict[str, list[tuple[int, Any]]]:
+def _assignments(
+    scope: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+) -> dict[str, list[tuple[int, Any]]]:
     """Name → (line, value expression) of its plain assignments in a scope, and its parameters."""
     names: dict[str, list[tuple[int, Any]]] = {}
     if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
@@ -237,11 +240,11 @@ def _assignments(scope: ast.AST) -> dict[str, list[tuple[int, Any]]]:
             if node.value is not None:
                 names.setdefault(node.target.id, []).append((node.lineno, node.value))
         elif isinstance(node, (ast.AugAssign, ast.For, ast.With, ast.NamedExpr)):
-            targets = [getattr(node, "target", None)] + [
+            others = [getattr(node, "target", None)] + [
                 item.optional_vars for item in getattr(node, "items", [])
             ]
-            for target in targets:
-                for bound in ast.walk(target) if target is not None else ():
+            for other in others:
+                for bound in ast.walk(other) if other is not None else ():
                     if isinstance(bound, ast.Name):  # rebound by a loop or in place: unknown
                         names.setdefault(bound.id, []).append((node.lineno, _PARAMETER))
     return names
@@ -279,8 +282,9 @@ class _Evaluator:
             if not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in node.keys):
                 raise _Unsafe("dict keys")
             return {
-                k.value: self.evaluate(v, scopes, line, depth + 1)  # type: ignore[union-attr]
+                k.value: self.evaluate(v, scopes, line, depth + 1)
                 for k, v in zip(node.keys, node.values, strict=True)
+                if isinstance(k, ast.Constant)  # (all are, as tested above)
             }
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             operand = self.evaluate(node.operand, scopes, line, depth + 1)
@@ -339,7 +343,11 @@ class _Evaluator:
         if target is None:
             raise _Unsafe(f"call of {ast.unparse(node.func)}")
         args = [self.evaluate(a, scopes, line, depth + 1) for a in node.args]
-        kwargs = {k.arg: self.evaluate(k.value, scopes, line, depth + 1) for k in node.keywords}
+        kwargs = {  # (every keyword has a name: `**` was refused above)
+            k.arg: self.evaluate(k.value, scopes, line, depth + 1)
+            for k in node.keywords
+            if k.arg is not None
+        }
         seeds = qualified is not None and qualified.rsplit(".", 1)[-1] in _SEEDED
         _check_sizes([*args, *kwargs.values()], seeds=seeds)
         return target(*args, **kwargs)

@@ -187,7 +187,7 @@ def _instance(target: Target, init: Binding | None, set_index: int) -> object:
 def _moved(instance: object, cls: type) -> object:
     """`instance`'s state in an instance of `cls`: a recorded `self` given the rewritten class
     (or the original's, when it was recorded from the installed package's class)."""
-    moved = object.__new__(cls)
+    moved: object = object.__new__(cls)
     for name, value in vars(instance).items():  # TypeError without a __dict__: unverifiable
         object.__setattr__(moved, name, value)
     return moved
@@ -893,6 +893,7 @@ def _recorded_plans(original: Target, recorded: Sequence[str]) -> tuple[list[Inp
     plans: list[InputPlan] = []
     problem = ""
     fallback_init: list[Binding | None] = []
+    init: Binding | None
     for init, call, why in records:
         if call is None:
             problem = f"cannot rebuild a recorded call: {why}"
@@ -929,7 +930,7 @@ def _home(original: Target) -> Home | None:
     else:
         names = vars(sys.modules.get(getattr(original.cls, "__module__", ""), sys))
     path = names.get("__file__") if isinstance(names, dict) else None
-    if not path:
+    if not path or not isinstance(names, dict):  # (a path comes only with the names)
         return None
     _, package = package_context(path)
     stem = os.path.splitext(os.path.basename(path))[0]
@@ -939,6 +940,7 @@ def _home(original: Target) -> Home | None:
 
 def _ladder_constructor(original: Target) -> Binding | None:
     """Constructor arguments from the ladder, for a method recorded without its `self`'s."""
+    assert original.cls is not None  # (asked only for a method)
     try:
         init_params = parameters(constructor_signature(original.cls), DimTable(), INIT_LADDER)
     except (TypeError, ValueError):

@@ -34,7 +34,7 @@ from typing import Any, TextIO
 try:
     import resource
 except ImportError:  # not on Windows: the parent's wall-time limits still hold
-    resource = None  # type: ignore[assignment]
+    resource = None  # type: ignore[assignment]  # tested for None where used
 
 
 def _claim_protocol_streams() -> tuple[TextIO, TextIO]:

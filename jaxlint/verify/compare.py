@@ -159,7 +159,7 @@ def within_noise(expected: Output, actual: Output, jitted: Output, loose: bool =
         return False
     for want, got, compiled in zip(*(tree.leaves for tree in trees), strict=True):
         arrays = [leaf.values for leaf in (want, got, compiled)]
-        if any(a is None for a in arrays) or len({a.shape for a in arrays}) != 1:  # type: ignore[union-attr]
+        if any(a is None for a in arrays) or len({a.shape for a in arrays}) != 1:
             return False
         want_array, got_array, compiled_array = arrays
         tolerance = _tolerance(want, loose)
@@ -168,7 +168,7 @@ def within_noise(expected: Output, actual: Output, jitted: Output, loose: bool =
                 return False
             continue
         rtol, atol = tolerance
-        a, b, c = (x.astype(_wide(want)) for x in (want_array, got_array, compiled_array))  # type: ignore[union-attr]
+        a, b, c = (x.astype(_wide(want)) for x in (want_array, got_array, compiled_array))
         with np.errstate(invalid="ignore"):
             noise = np.nanmax(np.abs(c - a), initial=0.0)
             scale = np.nanmax(np.abs(a), initial=0.0)
@@ -229,7 +229,8 @@ def _storage(dtype: str) -> type | str:
         return dtype
     import ml_dtypes
 
-    return getattr(ml_dtypes, dtype)
+    storage: type = getattr(ml_dtypes, dtype)
+    return storage
 
 
 _NUMPY_NAMES = frozenset(

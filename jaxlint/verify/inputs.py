@@ -195,7 +195,7 @@ def parameters(
     if function is not None:
         from jaxlint.verify.call_sites import call_site_kinds  # it builds on this module
 
-        name = site_name or getattr(function, "__name__", "")
+        name: str = site_name if site_name else getattr(function, "__name__", "")
         names = [p.name for p in signature.parameters.values()]
         sites = call_site_kinds(function, name, names, method, resolver)
     params: list[Param] = []
@@ -306,7 +306,7 @@ def _parameters_and_module(function: object) -> tuple[set[str], ast.Module]:
     """The function's parameter names and its module's tree (none and an empty module when
     either cannot be read): what subscript_keys and unpacked_lengths scan."""
     try:
-        names = set(inspect.signature(function).parameters)  # type: ignore[arg-type]
+        names = set(inspect.signature(function).parameters)  # type: ignore[arg-type]  # or raises
         _, tree = source_tree(function)
     except (AttributeError, TypeError, SyntaxError, ValueError):
         return set(), ast.Module(body=[], type_ignores=[])
@@ -345,7 +345,7 @@ def data_dtypes(function: object) -> dict[str, str]:
     (`table[action]`, `x[i % n]`, `.at[idx]`), `bool` for a mask inverted with `~` (also through
     a name bound to one of its method chains, `nodes = grid.flatten()`)."""
     try:
-        names = set(inspect.signature(function).parameters)  # type: ignore[arg-type]
+        names = set(inspect.signature(function).parameters)  # type: ignore[arg-type]  # or raises
         code, tree = source_tree(function)
     except (AttributeError, TypeError, SyntaxError, ValueError):
         return {}
@@ -398,7 +398,7 @@ def call_site_values(function: object, name: str, skip_first: bool) -> dict[str,
     branches a caller can take are verified. `skip_first` drops `self` for methods.
     """
     try:
-        names = list(inspect.signature(function).parameters)  # type: ignore[arg-type]
+        names = list(inspect.signature(function).parameters)  # type: ignore[arg-type]  # or raises
         _, tree = source_tree(function)
     except (AttributeError, TypeError, SyntaxError, ValueError):
         return {}
@@ -641,12 +641,13 @@ def struct_fields(cls: type) -> list[StructField] | None:
     """
     if not isinstance(cls, type):
         return None
-    if issubclass(cls, tuple) and isinstance(getattr(cls, "_fields", None), tuple):
+    fields = getattr(cls, "_fields", None) if issubclass(cls, tuple) else None
+    if isinstance(fields, tuple):  # a NamedTuple
         annotations = getattr(cls, "__annotations__", {})
         defaults = getattr(cls, "_field_defaults", {})
         return [
             StructField(name, annotations.get(name, _EMPTY), name not in defaults, False)
-            for name in cls._fields
+            for name in fields
         ]
     try:
         init = [

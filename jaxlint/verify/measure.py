@@ -59,7 +59,8 @@ def compile_and_run_seconds(
     of one call of the compiled function (the median of RUN_CALLS calls, each until its outputs
     are ready; None when calling it raises)."""
     start = time.perf_counter()
-    compiled = jax.jit(fn).lower(*args).compile(compiler_options=timed_compile_options() or None)
+    options: Any = timed_compile_options() or None  # int values: jax's alias says str | bool
+    compiled = jax.jit(fn).lower(*args).compile(compiler_options=options)
     compile_s = time.perf_counter() - start
     try:
         jax.block_until_ready(compiled(*args))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 # How often the child's own resident set is read, and how often the whole process group is.
 SAMPLE_S = 0.05
@@ -45,10 +45,11 @@ def machine_memory_bytes() -> int | None:
     return total
 
 
-def limit_mb(environ: dict[str, str] | None = None) -> int:
+def limit_mb(environ: Mapping[str, str] | None = None) -> int:
     """The limit in MiB: JAXLINT_VERIFY_MEMORY_MB (0 turns it off), else a quarter of the
     machine's memory and at least 2 GiB (6 GiB on a 24 GiB machine, 10 GiB on a 40 GiB TPU VM)."""
-    environ = os.environ if environ is None else environ
+    if environ is None:
+        environ = os.environ
     configured = environ.get(ENVIRONMENT_NAME, "").strip()
     if configured:
         try:

@@ -27,6 +27,7 @@ import types
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from jaxlint.analysis.names import ast_target_names
 
@@ -37,6 +38,7 @@ STAGING_DECORATORS = frozenset({"jit", "pjit", "filter_jit", "checkpoint", "rema
 
 _Def = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 _Import = ast.Import | ast.ImportFrom
+_Node = TypeVar("_Node", bound=ast.AST)
 _TRY_STATEMENTS = tuple(t for t in (ast.Try, getattr(ast, "TryStar", None)) if t is not None)
 _STAR = "*"  # the name a star import binds: whatever the module it reads defines
 _MODULE_NAMES = frozenset(
@@ -79,7 +81,7 @@ def source_tree(function: object) -> tuple[types.CodeType, ast.Module]:
 
     Raises AttributeError, TypeError, SyntaxError or ValueError when there is none.
     """
-    code = inspect.unwrap(function).__code__  # type: ignore[arg-type, attr-defined]
+    code = inspect.unwrap(function).__code__  # type: ignore[arg-type]  # a callable (or raises)
     return code, ast.parse("".join(linecache.getlines(code.co_filename)))
 
 
@@ -167,7 +169,8 @@ def package_context(path: str, source: str | None = None) -> tuple[list[str], st
 
 def _layout(path: str, tree: ast.Module | None) -> _Layout:
     folder = os.path.dirname(os.path.abspath(path))
-    top, parts = folder, []
+    top = folder
+    parts: list[str] = []
     while os.path.isfile(os.path.join(top, "__init__.py")) and _is_package_folder(top):
         parts.insert(0, os.path.basename(top))
         top = os.path.dirname(top)
@@ -555,7 +558,7 @@ class _ModuleCode:
 def _attribute_chains(node: ast.AST) -> Iterator[str]:
     """`a.b` and `a.b.c` for each `a.b.c…` the statement reads."""
     for attribute in ast.walk(node):
-        parts = []
+        parts: list[str] = []
         while isinstance(attribute, ast.Attribute):
             parts.insert(0, attribute.attr)
             attribute = attribute.value
@@ -654,8 +657,8 @@ def _bound_names(stmt: ast.stmt) -> Iterator[str]:
             for inner in stmt.body + stmt.orelse:
                 yield from _bound_names(inner)
     elif isinstance(stmt, _TRY_STATEMENTS):
-        inner = stmt.body + stmt.orelse + stmt.finalbody
-        for statement in inner + [s for h in stmt.handlers for s in h.body]:
+        blocks = stmt.body + stmt.orelse + stmt.finalbody
+        for statement in blocks + [s for h in stmt.handlers for s in h.body]:
             yield from _bound_names(statement)
 
 
@@ -718,7 +721,7 @@ def _prune_try(stmt: ast.Try, wanted: set[str]) -> ast.stmt | None:
     )
 
 
-def _replace(node: ast.AST, **fields: object) -> ast.AST:
+def _replace(node: _Node, **fields: object) -> _Node:
     """A shallow copy of `node` with some fields replaced, at the same position."""
     copy = type(node)(**{**{f: getattr(node, f) for f in node._fields}, **fields})
     return ast.copy_location(copy, node)
@@ -825,7 +828,8 @@ class _StandInFinder(importlib.abc.MetaPathFinder):
         if not candidates:
             return None
         try:
-            spec = importlib.machinery.PathFinder.find_spec(fullname, path)  # type: ignore[arg-type]
+            find = importlib.machinery.PathFinder.find_spec
+            spec = find(fullname, path)  # type: ignore[arg-type]  # the path import gave us
         except (ImportError, ValueError, OSError):
             return None
         if spec is None or not spec.origin:
@@ -833,13 +837,14 @@ class _StandInFinder(importlib.abc.MetaPathFinder):
         origin = os.path.realpath(spec.origin)
         for source in candidates:
             if os.path.realpath(source.path) == origin:
-                is_package = spec.submodule_search_locations is not None
+                locations = spec.submodule_search_locations
+                is_package = locations is not None
                 stand_in = importlib.machinery.ModuleSpec(
                     fullname, _StandInLoader(source), origin=spec.origin, is_package=is_package
                 )
                 stand_in.has_location = True
-                if is_package:
-                    stand_in.submodule_search_locations = list(spec.submodule_search_locations)
+                if locations is not None:
+                    stand_in.submodule_search_locations = list(locations)
                 return stand_in
         return None
 
@@ -900,7 +905,7 @@ class _StandInLoader(importlib.abc.Loader):
                 names.append(name)
             return names
 
-        module.__getattr__ = __getattr__  # type: ignore[method-assign]
+        module.__getattr__ = __getattr__  # type: ignore[method-assign]  # a module's (PEP 562)
 
 
 _STAND_INS = _StandInFinder()

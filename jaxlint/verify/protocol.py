@@ -110,11 +110,8 @@ def request_from_wire(data: dict[str, Any]) -> VerifyRequest:
     flags = {"numpy_reference", "restages", "rewrites_prints", "judge_run_time"}
     optional = {"recorded", *flags}
     values = {f.name: data[f.name] for f in fields(VerifyRequest) if f.name not in optional}
-    return VerifyRequest(
-        **values,
-        recorded=tuple(data.get("recorded") or ()),
-        **{flag: bool(data.get(flag)) for flag in flags},
-    )
+    flag_values: dict[str, Any] = {flag: bool(data.get(flag)) for flag in flags}
+    return VerifyRequest(**values, recorded=tuple(data.get("recorded") or ()), **flag_values)
 
 
 def result_to_wire(result: VerifyResult) -> dict[str, Any]:

@@ -302,7 +302,7 @@ def _method_wrapper(cls: type, attribute: Any, key: str) -> Any:
     return wrapper
 
 
-def _wrap_init(cls: type) -> None:
+def _wrap_init(cls: type[Any]) -> None:
     if getattr(cls, "_jaxlint_init_wrapped", None) is cls:
         return
     original = cls.__init__
@@ -312,8 +312,8 @@ def _wrap_init(cls: type) -> None:
         _remember_init(cls, self, args, kwargs)
         original(self, *args, **kwargs)
 
-    cls.__init__ = __init__  # type: ignore[misc]
-    cls._jaxlint_init_wrapped = cls  # type: ignore[attr-defined]
+    cls.__init__ = __init__
+    cls._jaxlint_init_wrapped = cls
 
 
 def _wrap_target(module: Any, qualname: str, key: str) -> None:

@@ -193,7 +193,7 @@ def recorded_calls(
     init_signature: inspect.Signature | None,
     recorded: Sequence[str],
     home: Home | None = None,
-) -> Iterator[tuple[RecordedBinding | None, RecordedBinding | None, str]]:
+) -> Iterator[tuple[RecordedBinding | InstanceBinding | None, RecordedBinding | None, str]]:
     """(init binding or None, call binding, '') per record; (None, None, why) when unusable.
 
     For a method, the init binding is the constructor's recorded arguments (made outside any

@@ -27,7 +27,10 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
+
+if TYPE_CHECKING:  # (the engine loads only when recording runs)
+    from jaxlint.engine.config import Config
 
 from jaxlint.cache import cache_folder, project_root
 
@@ -135,7 +138,7 @@ def recorded_for(path: str, source: str, target: str) -> tuple[str, ...]:
 # ---------------------------------------------------------------- which functions to record
 
 
-def verify_targets(files: Iterable[Path], config: object) -> list[TargetRef]:
+def verify_targets(files: Iterable[Path], config: Config) -> list[TargetRef]:
     """The functions the verified-kind fixes of `files` would verify (first round)."""
     from jaxlint.analysis.source import mentions_jax
     from jaxlint.engine import suppression
@@ -151,10 +154,10 @@ def verify_targets(files: Iterable[Path], config: object) -> list[TargetRef]:
             source = file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        if suppression.file_is_skipped(source) or not mentions_jax(source, config.jit_decorators):  # type: ignore[attr-defined]
+        if suppression.file_is_skipped(source) or not mentions_jax(source, config.jit_decorators):
             continue
         try:
-            analyzed, _ = analyze_module(source, path, config, enabled_rules(config, path))  # type: ignore[arg-type]
+            analyzed, _ = analyze_module(source, path, config, enabled_rules(config, path))
         except Exception:  # noqa: BLE001 — a file the engine chokes on is linted (and reported) later
             continue
         names: list[str] = []
@@ -333,7 +336,7 @@ def _read_records(folder: str) -> dict[str, list[str]]:
 
 
 def prepare_examples(
-    files: Sequence[Path], config: object, command: str, timeout_s: float = DEFAULT_TIMEOUT_S
+    files: Sequence[Path], config: Config, command: str, timeout_s: float = DEFAULT_TIMEOUT_S
 ) -> RecordingOutcome:
     """Record the verify targets of `files` by running `command`; store them in the cache.
 

@@ -126,4 +126,4 @@ def forward_to(registry: socket.socket) -> None:
         pass
     finally:
         registry.close()  # the pool's copy: this worker registers once
-    runner._ACTIVE = _ForwardingSession(channel)  # type: ignore[assignment]
+    runner._ACTIVE = _ForwardingSession(channel)  # type: ignore[assignment]  # a session's stand-in

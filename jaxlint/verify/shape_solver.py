@@ -159,13 +159,10 @@ class _Interpreter:
     def statement(self, stmt: ast.stmt) -> None:
         if isinstance(stmt, ast.Assign) and _pairwise(stmt):
             # `x, P = x0, P0`: each name its own value (all read before any is bound)
-            values = [self.expr(v) for v in stmt.value.elts]  # type: ignore[attr-defined]
-            for target, value, source in zip(
-                stmt.targets[0].elts,  # type: ignore[attr-defined]
-                values,
-                stmt.value.elts,  # type: ignore[attr-defined]
-                strict=True,
-            ):
+            sources = stmt.value.elts  # type: ignore[attr-defined]  # a tuple (`_pairwise`)
+            targets = stmt.targets[0].elts  # type: ignore[attr-defined]  # a tuple (`_pairwise`)
+            values = [self.expr(v) for v in sources]
+            for target, value, source in zip(targets, values, sources, strict=True):
                 self.bind(target, value, source)
         elif isinstance(stmt, ast.Assign):
             value = self.expr(stmt.value)
@@ -215,8 +212,8 @@ class _Interpreter:
                 for old, new in zip(previous.shape, value.shape, strict=True):
                     self.unify(old, new)
             # a local: no longer the parameter itself, but requirements on its rank still are
-            source = (value.param, 0) if value.param is not None else value.indexed
-            self.env[target.id] = _Val(value.shape, indexed=source)
+            indexed = (value.param, 0) if value.param is not None else value.indexed
+            self.env[target.id] = _Val(value.shape, indexed=indexed)
         elif isinstance(target, (ast.Tuple, ast.List)):
             # `n, d = x.shape`: x has exactly that rank
             if (
@@ -437,24 +434,22 @@ class _Interpreter:
         if axis is None:
             return _Val(None)
         values = [self.expr(e) for e in elements]
-        known = [v for v in values if v.shape is not None]
+        shapes = [v.shape for v in values if v.shape is not None]  # the known ones
         for v in values:
-            if v.param is not None and known:
-                self.evidence.suggest(v, len(known[0].shape))  # type: ignore[arg-type]
+            if v.param is not None and shapes:
+                self.evidence.suggest(v, len(shapes[0]))
                 self.evidence.at_least(v, 1)
-        if not known or len({len(v.shape) for v in known}) != 1:  # type: ignore[arg-type]
+        if not shapes or len({len(shape) for shape in shapes}) != 1:
             return _Val(None)
-        rank = len(known[0].shape)  # type: ignore[arg-type]
+        rank = len(shapes[0])
         if not -rank <= axis < rank:
             return _Val(None)
         axis %= rank
-        first = known[0].shape
-        assert first is not None
-        for v in known[1:]:
-            assert v.shape is not None
+        first = shapes[0]
+        for shape in shapes[1:]:
             for i in range(rank):
                 if i != axis:
-                    self.unify(first[i], v.shape[i])
+                    self.unify(first[i], shape[i])
         return _Val(first[:axis] + (_Dim(),) + first[axis + 1 :])
 
     def binop(self, op: ast.operator, left: _Val, right: _Val) -> _Val:
@@ -481,10 +476,10 @@ class _Interpreter:
             longer, shorter = shorter, longer
         offset = len(longer) - len(shorter)
         for i, dim in enumerate(shorter):
-            other = longer[offset + i]
-            if dim.root().size == 1 or other.root().size == 1:
+            aligned = longer[offset + i]
+            if dim.root().size == 1 or aligned.root().size == 1:
                 continue  # a kept or new axis of size 1 broadcasts
-            self.unify(dim, other)
+            self.unify(dim, aligned)
         out = list(longer)
         for i, dim in enumerate(shorter):
             if out[offset + i].root().size == 1:
@@ -579,7 +574,8 @@ def function_node(function: object) -> ast.FunctionDef | ast.AsyncFunctionDef | 
         tree = None
     if tree is None:
         try:
-            tree = ast.parse(textwrap.dedent(inspect.getsource(function)))  # type: ignore[arg-type]
+            text = inspect.getsource(function)  # type: ignore[arg-type]  # or raises TypeError
+            tree = ast.parse(textwrap.dedent(text))
         except (OSError, TypeError, SyntaxError, ValueError):
             return None
     found = [

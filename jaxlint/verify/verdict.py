@@ -30,6 +30,7 @@ from jaxlint.verify.protocol import (
     ChildError,
     Measurements,
     Refused,
+    Status,
     VerifyRequest,
     VerifyResult,
 )
@@ -109,7 +110,7 @@ def judge(request: VerifyRequest, trial: Trial) -> VerifyResult:
         for status in ("unverifiable", "failed"):
             if status in opened:
                 reason = words.clean(opened[status])
-                return VerifyResult(request.request_id, status, reason)  # type: ignore[arg-type]
+                return VerifyResult(request.request_id, status, reason)
         try:
             setup = _read_opened(opened, words)
         except (KeyError, TypeError, ValueError) as error:
@@ -132,7 +133,8 @@ def _judge(request: VerifyRequest, setup: _Opened, trial: Trial, words: Vocabula
     for rejected in setup.rejected:
         comparer.on_rejected(rejected)
     measured = setup.measured
-    status, reason = "verified", ""
+    status: Status = "verified"
+    reason = ""
     try:
         if comparer.failure:
             raise _Failed(comparer.failure)
@@ -145,7 +147,7 @@ def _judge(request: VerifyRequest, setup: _Opened, trial: Trial, words: Vocabula
         status, reason = "failed", str(exc)
     return VerifyResult(
         request_id=request.request_id,
-        status=status,  # type: ignore[arg-type]
+        status=status,
         reason=reason,
         inputs_tried=comparer.tried,
         inputs_passed=comparer.passed,
@@ -249,7 +251,8 @@ def _require_deterministic(request: VerifyRequest, setup: _Opened) -> None:
             f"the original is nondeterministic: it returned on ({where}) and then raised"
             f" {setup.again.raised} on the same inputs"
         )
-    if not identical_outputs(plan.expected[0].output, setup.again.output):  # type: ignore[arg-type]
+    first = plan.expected[0].output  # a plan's runs returned
+    if not identical_outputs(first, setup.again.output):  # type: ignore[arg-type]  # see above
         raise _Unverifiable(
             "the original is nondeterministic: two runs on the same inputs "
             f"({where}) return different values; its randomness is "
