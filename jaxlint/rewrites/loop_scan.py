@@ -18,6 +18,7 @@ from typing import Literal, TypeGuard, cast
 import libcst as cst
 
 from jaxlint.analysis.cst_walk import walk
+from jaxlint.analysis.query import Frame
 from jaxlint.analysis.values import Kind
 from jaxlint.engine.backend import detected_backend
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal, Replacement
@@ -44,7 +45,7 @@ from jaxlint.rewrites.loop_forms import (
     accelerator_forms,
     vectorized_statements,
 )
-from jaxlint.rewrites.slot_lists import slot_assembly, slot_writes
+from jaxlint.rewrites.slot_lists import SlotList, slot_assembly, slot_writes
 from jaxlint.rules._codegen import (
     JaxSpelling,
     fresh_name,
@@ -100,30 +101,55 @@ class _Counter:
     steps: str | None = None  # the values as a Python `range` (the loop's, as code)
 
 
+Appends = dict[str, tuple[cst.SimpleStatementLine, cst.BaseExpression]]
+AfterUses = list[tuple[cst.Call, cst.SimpleStatementLine | None]]
+
+
+@dataclass(frozen=True)
+class _Site:
+    """Where the loop is: its function, the block holding it, and its body's statements."""
+
+    function: cst.FunctionDef
+    path: list[cst.CSTNode]  # from the function's body down to the loop
+    block: cst.IndentedBlock
+    body: cst.IndentedBlock  # the loop's
+    frame: Frame  # the function's (its values are worked out when first asked for)
+
+    @property
+    def statements(self) -> list[cst.BaseStatement]:
+        return list(self.body.body)
+
+
+@dataclass(frozen=True)
+class _Outputs:
+    """What the loop hands on: the lists it appends to or writes by index (stacked outputs),
+    and how they are created before it and read after it."""
+
+    flow: LoopFlow
+    slots: list[SlotList]
+    appends: Appends
+    initializers: dict[str, cst.SimpleStatementLine]  # `out = []` of each appended list
+    after_uses: AfterUses
+
+    @property
+    def lists(self) -> list[str]:
+        return list(self.appends) + [slot.name for slot in self.slots]
+
+
 def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
-    """The lax.scan rewrite of `loop`, or why it is refused."""
-    frame = context.frame
-    if frame is None or not isinstance(frame.node, cst.FunctionDef):
-        return Refusal("only loops directly inside a function are rewritten")
-    if loop.orelse is not None or loop.asynchronous is not None:
-        return Refusal("`for ... else` / `async for` loops are not rewritten")
-    function = frame.node
-    path = path_to(function.body, loop)
-    block = path[-2] if len(path) >= 2 else None
-    if not isinstance(block, cst.IndentedBlock):
-        return Refusal("the loop shares its line with another statement")
-    body = loop.body
-    if not isinstance(body, cst.IndentedBlock):
-        return Refusal("one-line loop bodies are not rewritten")
-    statements = list(body.body)
+    """The lax.scan rewrite of `loop`, or why it is refused, in four steps: where the loop is,
+    what it iterates over, what it writes out, what it carries; then the code."""
+    site = _site(loop, context)
+    if isinstance(site, Refusal):
+        return site
     slots = slot_writes(
-        statements, loop.target.value if isinstance(loop.target, cst.Name) else None
+        site.statements, loop.target.value if isinstance(loop.target, cst.Name) else None
     )
     if isinstance(slots, Refusal):
         return slots
     slot_statements = {id(slot.statement) for slot in slots}
     # the body as the scan body runs it: each `out[i] = v` becomes a stacked output
-    rest = body.with_changes(body=[s for s in statements if id(s) not in slot_statements])
+    rest = site.body.with_changes(body=[s for s in site.statements if id(s) not in slot_statements])
     reads = [rest, *(slot.value for slot in slots)]
     shape = _loop_shape(loop, reads, context)
     if isinstance(shape, Refusal):
@@ -134,20 +160,50 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
             f"the body has {problem}, which lax.scan cannot express; "
             "consider lax.while_loop or masking"
         )
+    outputs = _outputs(loop, site, slots, context)
+    if isinstance(outputs, Refusal):
+        return outputs
+    carries = _carries(loop, site, outputs, shape, reads, context)
+    if isinstance(carries, Refusal):
+        return carries
+    return _scan(loop, site, outputs, shape, carries, context)
 
-    flow = LoopFlow.of(function, loop)
-    for outer in path[:-1]:
+
+def _site(loop: cst.For, context: UnitContext) -> _Site | Refusal:
+    """The loop's place, where the rewrite can replace it: a statement of its own in a block of a
+    function, with an indented body and no `else`."""
+    frame = context.frame
+    if frame is None or not isinstance(frame.node, cst.FunctionDef):
+        return Refusal("only loops directly inside a function are rewritten")
+    if loop.orelse is not None or loop.asynchronous is not None:
+        return Refusal("`for ... else` / `async for` loops are not rewritten")
+    function = frame.node
+    path = path_to(function.body, loop)
+    block = path[-2] if len(path) >= 2 else None
+    if not isinstance(block, cst.IndentedBlock):
+        return Refusal("the loop shares its line with another statement")
+    if not isinstance(loop.body, cst.IndentedBlock):
+        return Refusal("one-line loop bodies are not rewritten")
+    return _Site(function, path, block, loop.body, frame)
+
+
+def _outputs(
+    loop: cst.For, site: _Site, slots: list[SlotList], context: UnitContext
+) -> _Outputs | Refusal:
+    """The lists the loop fills, each created empty before it, never read inside it and only
+    stacked after it (`jnp.stack(out)`)."""
+    flow = LoopFlow.of(site.function, loop)
+    for outer in site.path[:-1]:
         if isinstance(outer, (cst.For, cst.While)):
             # the next iteration of an enclosing loop runs its whole body after this loop
             flow.loaded_after |= names_in(outer)
-    appends = _appends(statements)
+    appends = _appends(site.statements)
     if isinstance(appends, Refusal):
         return appends
     slot_names = [slot.name for slot in slots]
     both = sorted(set(slot_names) & set(appends))
     if both:
         return Refusal(f"`{both[0]}` is appended to and written by index")
-    lists = list(appends) + slot_names
     receivers = [
         statement.body[0].value.func.value  # type: ignore[attr-defined]  # `out.append(v)`
         for statement, _ in appends.values()
@@ -157,19 +213,34 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
         for slot in slots
     ]
     body_loads = flow.body_loads_except(receivers)
-    for name in lists:
+    for name in list(appends) + slot_names:
         if name in body_loads:
             return Refusal(f"the list `{name}` is read inside the loop")
     initializers = {}
     for name in appends:
-        initializer = _list_initializer(block, loop, name)
+        initializer = _list_initializer(site.block, loop, name)
         if initializer is None:
             return Refusal(f"`{name}` is not created as an empty list right before the loop")
         initializers[name] = initializer
-    after_uses = _uses_after(function, loop, block, set(lists), context)
+    lists = set(appends) | set(slot_names)
+    after_uses = _uses_after(site.function, loop, site.block, lists, context)
     if isinstance(after_uses, Refusal):
         return after_uses
+    return _Outputs(flow, slots, appends, initializers, after_uses)
 
+
+def _carries(
+    loop: cst.For,
+    site: _Site,
+    outputs: _Outputs,
+    shape: _Loop,
+    reads: list[cst.CSTNode],
+    context: UnitContext,
+) -> list[str] | Refusal:
+    """The names the loop carries from one iteration to the next, each bound before it to a
+    value whose structure a scan carry can keep; the loop's own variables and index must stay
+    what the rewrite makes of them (an element, a traced counter)."""
+    flow, statements = outputs.flow, site.statements
     loop_variables = bound_by(loop.target)
     reassigned = loop_variables & set().union(*(stores(s) for s in statements))
     if reassigned:
@@ -177,13 +248,12 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
         return Refusal(f"the loop variable `{sorted(reassigned)[0]}` is reassigned in the loop")
     if loop_variables & flow.loaded_after:
         return Refusal("the loop variable is read after the loop")
-    carries = carried_names(statements, flow, set(lists) | loop_variables)
+    carries = carried_names(statements, flow, set(outputs.lists) | loop_variables)
     for name in carries:
         if name not in flow.bound_before:
             return Refusal(f"`{name}` is first assigned inside the loop; bind it before the loop")
-        if frame.values.name_kind(name) == Kind.CONTAINER:
+        if site.frame.values.name_kind(name) == Kind.CONTAINER:
             return Refusal(f"`{name}` is a Python container; a scan carry must keep its structure")
-
     if shape.counter is not None:
         static_use = next(
             filter(None, (static_index_use(n, shape.counter.name, context) for n in reads)), None
@@ -193,58 +263,56 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
                 f"the loop index `{shape.counter.name}` is used as a Python int ({static_use}); "
                 "a scan carries it as a traced value"
             )
-
     for array in shape.arrays:
         refusal = unproven_array_refusal(array, "a scan", context)
         if refusal is not None:
             return refusal
+    return carries
+
+
+def _scan(
+    loop: cst.For,
+    site: _Site,
+    outputs: _Outputs,
+    shape: _Loop,
+    carries: list[str],
+    context: UnitContext,
+) -> Edit | Refusal:
+    """The edit: the loop replaced by the fastest form its dataflow allows, the lists' creation
+    and stacking by the scan's outputs."""
+    flow, statements, slots, appends = outputs.flow, site.statements, outputs.slots, outputs.appends
     taken = flow.all_names
     body_name = fresh_name("_scan_body", taken)
     spelling = JaxSpelling.of(context)
-    outputs = {id(statement): name for name, (statement, _) in appends.items()}
+    names = {id(statement): name for name, (statement, _) in appends.items()}
     assemblies: list[cst.BaseStatement] = []
     for slot in slots:
         rows = fresh_name(f"{slot.name}_rows", taken)
-        assembly = slot_assembly(slot, loop, block, rows, spelling.numpy, context)
+        assembly = slot_assembly(slot, loop, site.block, rows, spelling.numpy, context)
         if isinstance(assembly, Refusal):
             return assembly
-        outputs[id(slot.statement)] = rows
+        names[id(slot.statement)] = rows
         assemblies.append(_statement(f"{slot.name} = {assembly}"))
     if assemblies and not _guarded(shape):
         # after no iteration a slot list is as created (and its kept slots could overlap)
         assemblies = [
             cst.If(
-                test=cst.parse_expression(f"{outputs[id(slots[0].statement)]}.shape[0]"),
+                test=cst.parse_expression(f"{names[id(slots[0].statement)]}.shape[0]"),
                 body=cst.IndentedBlock(body=assemblies),
             )
         ]
     output_positions = {
-        position: outputs[id(statement)]
+        position: names[id(statement)]
         for position, statement in enumerate(statements)
-        if id(statement) in outputs
+        if id(statement) in names
     }
     slot_values = [slot.value for slot in slots]
     starts = {
         name: _carry_start(name, statements, shape, carries, context, slot_values)
         for name in carries
     }
-    new_body = _rewrite_body(statements, shape)
     prepended = _prepends(appends)
-
-    replacements: dict[cst.CSTNode, Replacement] = {}
-    if not _guarded(shape):
-        for initializer in initializers.values():
-            replacements[initializer] = cst.RemovalSentinel.REMOVE
-        for call, rebinding in after_uses:
-            listed = _listed(call.args[0].value)
-            assert listed is not None  # `_uses_after` found a stacker of a list
-            if listed.value not in appends:
-                continue  # a slot list is rebuilt after the scan and stacked as written
-            stacked = _stacked(call, prepended, spelling)
-            if rebinding is not None and isinstance(stacked, cst.Name):
-                replacements[rebinding] = cst.RemovalSentinel.REMOVE  # `ys = ys`
-            else:
-                replacements[call] = stacked
+    replacements = _list_replacements(outputs, shape, prepended, spelling)
     # the fastest form the loop's dataflow allows; verification accepts or refuses it, and is
     # never asked to choose between forms (SPEC §5)
     generated, form = _generate(
@@ -252,12 +320,12 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
         carries,
         starts,
         output_positions,
-        new_body,
+        _rewrite_body(statements, shape),
         shape,
         taken,
         loop,
         spelling,
-        first_in_block=block.body[0] is loop,
+        first_in_block=site.block.body[0] is loop,
         prepended=prepended,
         assemblies=assemblies,
         fast_forms=FastForms(
@@ -266,6 +334,7 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
         ),
     )
     replacements[loop] = cst.FlattenSentinel(generated)
+    lists = outputs.lists
     return Edit(
         replacements=replacements,
         description=f"Python loop → {form or 'jax.lax.scan'} ({len(carries)} carr"
@@ -278,6 +347,29 @@ def scan_edit(loop: cst.For, context: UnitContext) -> Edit | Refusal:
         require_fewer_eqns="associative_scan" not in module_of(generated).code,
         judge_run_time=True,
     )
+
+
+def _list_replacements(
+    outputs: _Outputs, shape: _Loop, prepended: set[str], spelling: JaxSpelling
+) -> dict[cst.CSTNode, Replacement]:
+    """`out = []` removed and `jnp.stack(out)` replaced by the scan's stacked output, where
+    the loop runs at least once (a guarded loop keeps both for the case it does not)."""
+    replacements: dict[cst.CSTNode, Replacement] = {}
+    if _guarded(shape):
+        return replacements
+    for initializer in outputs.initializers.values():
+        replacements[initializer] = cst.RemovalSentinel.REMOVE
+    for call, rebinding in outputs.after_uses:
+        listed = _listed(call.args[0].value)
+        assert listed is not None  # `_uses_after` found a stacker of a list
+        if listed.value not in outputs.appends:
+            continue  # a slot list is rebuilt after the scan and stacked as written
+        stacked = _stacked(call, prepended, spelling)
+        if rebinding is not None and isinstance(stacked, cst.Name):
+            replacements[rebinding] = cst.RemovalSentinel.REMOVE  # `ys = ys`
+        else:
+            replacements[call] = stacked
+    return replacements
 
 
 # -- recognising the loop -------------------------------------------------------------------------
