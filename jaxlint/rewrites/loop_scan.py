@@ -945,6 +945,52 @@ def _statement(text: str) -> cst.BaseStatement:
     return cst.parse_statement(text)
 
 
+@dataclass
+class _BodyParameters:
+    """The scan body's two parameters, and the statements that unpack them into the loop's
+    names (the carries, then the elements)."""
+
+    carried: list[str]  # the counter (a loop index carried as a Python int) and the carries
+    carry: str
+    element: str
+    unpack_carry: list[cst.BaseStatement]
+    unpack_elements: list[cst.BaseStatement]
+
+
+def _body_parameters(shape: _Loop, carries: list[str], taken: set[str]) -> _BodyParameters:
+    # a loop index is a carried Python-int counter: weakly typed like the loop's int, so
+    # `i * v` keeps v's dtype (an int32 `arange` would promote float16 data to float32)
+    index = shape.counter.name if shape.counter else None
+    carried = ([index] if index else []) + carries
+    unpack_carry: list[cst.BaseStatement] = []
+    if not carried:
+        carry_param = fresh_name("carry", taken)
+    elif len(carried) == 1:
+        carry_param = carried[0]
+    else:
+        carry_param = fresh_name("carry", taken)
+        unpack_carry.append(_statement(f"{', '.join(carried)} = {carry_param}"))
+    unpack_elements: list[cst.BaseStatement] = []
+    if shape.index is not None:
+        names = [shape.element_names[row] for row in shape.rows]
+        if len(names) == 1:
+            element_param = names[0]
+        else:
+            element_param = fresh_name("elements", taken)
+            unpack_elements.append(_statement(f"{', '.join(names)} = {element_param}"))
+    elif shape.element_target is None:
+        element_param = "_"  # nothing scanned over: the body indexes with the counter
+    else:
+        target = shape.element_target
+        if isinstance(target, cst.Name):
+            element_param = target.value
+        else:
+            element_param = fresh_name("element", taken)
+            target_code = cst.Module(body=[]).code_for_node(target)
+            unpack_elements.append(_statement(f"{target_code} = {element_param}"))
+    return _BodyParameters(carried, carry_param, element_param, unpack_carry, unpack_elements)
+
+
 def _generate(
     body_name: str,
     carries: list[str],
@@ -965,46 +1011,15 @@ def _generate(
     `outputs`: the positions of the body's appends and slot writes, with the name scan stacks
     each value into; `assemblies`: statements rebuilding slot lists from their stacked rows."""
     taken = set(taken)
-    prologue: list[cst.BaseStatement] = []
-    # a loop index is a carried Python-int counter: weakly typed like the loop's int, so
-    # `i * v` keeps v's dtype (an int32 `arange` would promote float16 data to float32)
-    counter = shape.counter
-    index = counter.name if counter else None
-    carried = ([index] if index else []) + carries
-    if not carried:
-        carry_param = fresh_name("carry", taken)
-    elif len(carried) == 1:
-        carry_param = carried[0]
-    else:
-        carry_param = fresh_name("carry", taken)
-        prologue.append(_statement(f"{', '.join(carried)} = {carry_param}"))
-    carry_prologue = len(prologue)
-    if shape.index is not None:
-        names = [shape.element_names[row] for row in shape.rows]
-        if len(names) == 1:
-            element_param = names[0]
-        else:
-            element_param = fresh_name("elements", taken)
-            prologue.append(_statement(f"{', '.join(names)} = {element_param}"))
-    elif shape.element_target is None:
-        element_param = "_"  # nothing scanned over: the body indexes with the counter
-    else:
-        target = shape.element_target
-        if isinstance(target, cst.Name):
-            element_param = target.value
-        else:
-            element_param = fresh_name("element", taken)
-            target_code = cst.Module(body=[]).code_for_node(target)
-            prologue.append(_statement(f"{target_code} = {element_param}"))
-
+    parameters = _body_parameters(shape, carries, taken)
     xs = _xs_code(shape)
     fast = _fast_form(
         shape,
         carries,
         outputs,
         statements,
-        element_param,
-        prologue[carry_prologue:],
+        parameters.element,
+        parameters.unpack_elements,
         xs,
         fast_forms,
         taken,
@@ -1016,10 +1031,42 @@ def _generate(
     )
     if fast is not None:
         return fast
-    # each append or slot write becomes a `ys` output; its value is copied to a temporary only
-    # when a later statement of the body rebinds a name it reads
+    definition = _scan_body(body_name, parameters, outputs, statements, shape, taken, loop)
+    definition = definition.with_changes(leading_lines=_loop_leading_lines(loop, first_in_block))
+    counter, carried = shape.counter, parameters.carried
+    index = counter.name if counter else None
+    start = counter.start if counter else ""
+    init = _tuple_code([start if n == index else n for n in carried] or ["None"])
+    casts = _start_casts(body_name, carried, starts, shape, xs, init, taken, spelling)
+    ignored = fresh_name("_", taken) if index else ""
+    carry_target = _tuple_code(
+        [ignored if n == index else n for n in carried] or ["_"], parenthesize=len(carried) > 1
+    )
+    lists = list(outputs.values())
+    ys_target = _tuple_code(lists, parenthesize=len(lists) > 1) if lists else "_"
+    length = f", length={counter.length}" if counter and counter.length else ""
+    call = _statement(
+        f"{carry_target}, {ys_target} = {spelling.scan}({body_name}, {init}, {xs}{length})"
+    )
+    after_def = _guard(shape, [*casts, call, *_after_loop(shape, outputs, prepended, assemblies)])
+    after_def[0] = after_def[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+    return [definition, *after_def], None
+
+
+def _scan_body(
+    body_name: str,
+    parameters: _BodyParameters,
+    outputs: dict[int, str],
+    statements: list[cst.BaseStatement],
+    shape: _Loop,
+    taken: set[str],
+    loop: cst.For,
+) -> cst.FunctionDef:
+    """`def body(carry, x): ...; return carry, ys`: the loop's statements, each append or slot
+    write turned into a `ys` output; its value is copied to a temporary only when a later
+    statement of the body rebinds a name it reads."""
     ys: list[str] = []
-    body: list[cst.BaseStatement] = list(prologue)
+    body: list[cst.BaseStatement] = [*parameters.unpack_carry, *parameters.unpack_elements]
     comments: list[cst.EmptyLine] = []  # above outputs returned directly: kept above `return`
     for position, statement in enumerate(statements):
         if position not in outputs:
@@ -1049,39 +1096,21 @@ def _generate(
                 )
             )
             ys.append(temporary)
+    counter = shape.counter
+    index = counter.name if counter else None
     step = f"{index} + {counter.step}" if counter and counter.step > 0 else ""
     step = step or (f"{index} - {-counter.step}" if counter else "")
-    carry_out = _tuple_code([step if n == index else n for n in carried] or ["None"])
+    carry_out = _tuple_code([step if n == index else n for n in parameters.carried] or ["None"])
     ys_out = _tuple_code(ys) if ys else "None"
     body.append(_statement(f"return {carry_out}, {ys_out}").with_changes(leading_lines=comments))
-
     assert isinstance(loop.body, cst.IndentedBlock)  # scan_edit refused one-line bodies
-    definition = cst.FunctionDef(
+    return cst.FunctionDef(
         name=cst.Name(body_name),
         params=cst.Parameters(
-            params=[cst.Param(cst.Name(carry_param)), cst.Param(cst.Name(element_param))]
+            params=[cst.Param(cst.Name(parameters.carry)), cst.Param(cst.Name(parameters.element))]
         ),
-        body=cst.IndentedBlock(
-            body=body, header=loop.body.header
-        ),  # keeps the `for` line's comment
-        leading_lines=_loop_leading_lines(loop, first_in_block),
+        body=cst.IndentedBlock(body=body, header=loop.body.header),  # the `for` line's comment
     )
-    start = counter.start if counter else ""
-    init = _tuple_code([start if n == index else n for n in carried] or ["None"])
-    casts = _start_casts(body_name, carried, starts, shape, xs, init, taken, spelling)
-    ignored = fresh_name("_", taken) if index else ""
-    carry_target = _tuple_code(
-        [ignored if n == index else n for n in carried] or ["_"], parenthesize=len(carried) > 1
-    )
-    lists = list(outputs.values())
-    ys_target = _tuple_code(lists, parenthesize=len(lists) > 1) if lists else "_"
-    length = f", length={counter.length}" if counter and counter.length else ""
-    call = _statement(
-        f"{carry_target}, {ys_target} = {spelling.scan}({body_name}, {init}, {xs}{length})"
-    )
-    after_def = _guard(shape, [*casts, call, *_after_loop(shape, outputs, prepended, assemblies)])
-    after_def[0] = after_def[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
-    return [definition, *after_def], None
 
 
 def _loop_leading_lines(loop: cst.For, first_in_block: bool) -> list[cst.EmptyLine]:
