@@ -123,3 +123,17 @@ def test_rules_hold_rules_and_the_rewrites_layer_answers_every_request() -> None
         if target.startswith(("jaxlint.rules", "jaxlint.rewrites"))
     }
     assert into_rules == set()
+
+
+def test_a_rule_module_imports_no_other_rule() -> None:
+    """A rule is one module (`jaxlint/rules/jaxNNN_*.py`); what two rules share lives in the rules
+    package's own helper modules (`_codegen`, `_printed_values`, …), never in one of them."""
+    rule = "jaxlint.rules.jax"
+    crossing = [
+        f"{module} imports {target}"
+        for module, targets in imports().items()
+        if module.startswith(rule)
+        for target in targets
+        if target.startswith(rule) and target.split(".")[2] != module.split(".")[2]
+    ]
+    assert crossing == []

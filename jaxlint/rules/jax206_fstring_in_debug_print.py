@@ -7,7 +7,7 @@ import libcst as cst
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.engine.requests import FStringToTemplate
 from jaxlint.engine.rule import Rule
-from jaxlint.rules.jax201_print_in_traced import PrintedValues
+from jaxlint.rules._printed_values import PrintedValues
 
 DEBUG_PRINT = "jax.debug.print"
 
