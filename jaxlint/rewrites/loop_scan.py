@@ -213,7 +213,8 @@ def _outputs(
         for slot in slots
     ]
     body_loads = flow.body_loads_except(receivers)
-    for name in list(appends) + slot_names:
+    lists = list(appends) + slot_names
+    for name in lists:
         if name in body_loads:
             return Refusal(f"the list `{name}` is read inside the loop")
     initializers = {}
@@ -222,8 +223,7 @@ def _outputs(
         if initializer is None:
             return Refusal(f"`{name}` is not created as an empty list right before the loop")
         initializers[name] = initializer
-    lists = set(appends) | set(slot_names)
-    after_uses = _uses_after(site.function, loop, site.block, lists, context)
+    after_uses = _uses_after(site.function, loop, site.block, set(lists), context)
     if isinstance(after_uses, Refusal):
         return after_uses
     return _Outputs(flow, slots, appends, initializers, after_uses)
