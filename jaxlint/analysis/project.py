@@ -684,6 +684,7 @@ def _x64_by_program(sources: Mapping[str, bytes], tops: dict[str, str | None]) -
         if not found.get(program):
             found[program] = mentions_x64(data.decode("utf-8", "replace"))
     roots: dict[Path, Path | None] = {}
+    packages_beside: dict[Path, bool] = {}  # a folder → does a package in it turn x64 on?
     for program, enabled in found.items():
         if enabled:
             continue
@@ -695,7 +696,7 @@ def _x64_by_program(sources: Mapping[str, bytes], tops: dict[str, str | None]) -
         root = _project_root(path, roots)
         found[program] = (
             (root is not None and _entry_points_enable_x64(root))
-            or (path.is_file() and _nearby_packages_enable_x64(path))
+            or (path.is_file() and _nearby_packages_enable_x64(path, packages_beside))
             or _configuration_enables_x64(path)
         )
     return found
@@ -730,21 +731,31 @@ def _entry_points_enable_x64(root: Path) -> bool:
     return False
 
 
-def _nearby_packages_enable_x64(path: Path) -> bool:
+def _nearby_packages_enable_x64(path: Path, packages_beside: dict[Path, bool]) -> bool:
     """Does a package beside the script, or beside a folder a few levels up, turn x64 on in
-    its `__init__.py` (`tests/test_x.py` next to `pkg/`)?"""
+    its `__init__.py` (`tests/test_x.py` next to `pkg/`)? `packages_beside` keeps the answer
+    for each folder: the scripts of one folder share it (150 scripts in one folder listed
+    it 150 times, 71,708 `is_file` calls: 3.6 s of a 9 s run)."""
     for folder in list(path.parents)[:4]:
+        if folder not in packages_beside:
+            packages_beside[folder] = _a_package_in_enables_x64(folder)
+        if packages_beside[folder]:
+            return True
+    return False
+
+
+def _a_package_in_enables_x64(folder: Path) -> bool:
+    try:
+        children = list(folder.iterdir())
+    except OSError:
+        return False
+    for child in children:
+        init = child / "__init__.py"
         try:
-            children = list(folder.iterdir())
+            if init.is_file() and mentions_x64(init.read_text("utf-8", "replace")):
+                return True
         except OSError:
             continue
-        for child in children:
-            init = child / "__init__.py"
-            try:
-                if init.is_file() and mentions_x64(init.read_text("utf-8", "replace")):
-                    return True
-            except OSError:
-                continue
     return False
 
 
