@@ -1073,3 +1073,39 @@ def test_the_child_compiles_cheaply_and_times_with_xlas_defaults(monkeypatch) ->
     assert compile_s > 0 and run_s is not None
     monkeypatch.setenv(LOWERED_NAME, "xla_backend_optimization_level,not_an_option")
     assert timed_compile_options() == {"xla_backend_optimization_level": 3}
+
+
+def test_the_fusion_emitters_are_turned_off_only_under_a_jaxlib_known_to_define_the_flag(
+    monkeypatch,
+) -> None:
+    """XLA ends a process whose XLA_FLAGS name a flag it does not define: the child adds
+    `--xla_cpu_use_fusion_emitters=false` (its own jaxlib's version decides, after the parent's
+    CHEAP), keeping the options lowered before; a timed compile turns them on again."""
+    from jaxlint.verify.compile_settings import (
+        FUSION_EMITTERS,
+        LOWERED_NAME,
+        cheap_compile_environment,
+        installed_jaxlib,
+        timed_compile_options,
+    )
+
+    parent = cheap_compile_environment({})
+    child = cheap_compile_environment(parent, "0.10.2")
+    assert child["XLA_FLAGS"] == parent["XLA_FLAGS"] + " --xla_cpu_use_fusion_emitters=false"
+    assert child[LOWERED_NAME] == parent[LOWERED_NAME] + ",xla_cpu_use_fusion_emitters"
+    for unknown in ("0.9.9", "0.11.0", "1.0", "nightly"):
+        assert cheap_compile_environment(parent, unknown) == parent
+    users = {"XLA_FLAGS": "--xla_cpu_use_fusion_emitters=true"}
+    assert "false" not in cheap_compile_environment(users, "0.10.2")["XLA_FLAGS"]
+    monkeypatch.setenv(LOWERED_NAME, child[LOWERED_NAME])
+    assert timed_compile_options()["xla_cpu_use_fusion_emitters"] is True
+    version = installed_jaxlib()
+    if version is None or cheap_compile_environment({}, version) == parent:
+        return  # this jaxlib is not one of those: the option may not exist in it
+    import jax.numpy as jnp
+
+    from jaxlint.verify.measure import compile_and_run_seconds
+
+    assert set(FUSION_EMITTERS) <= set(timed_compile_options())
+    compile_s, run_s = compile_and_run_seconds(lambda x: jnp.tanh(x) @ x, (jnp.ones((4, 4)),))
+    assert compile_s > 0 and run_s is not None

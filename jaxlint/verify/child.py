@@ -31,6 +31,8 @@ import threading
 import time
 from typing import Any, TextIO
 
+from jaxlint.verify.compile_settings import cheap_compile_environment, installed_jaxlib
+
 try:
     import resource
 except ImportError:  # not on Windows: the parent's wall-time limits still hold
@@ -125,6 +127,8 @@ def main() -> int:
     _end_with_parent()
     protocol_in, protocol_out = _claim_protocol_streams()
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    # before JAX starts XLA, which reads XLA_FLAGS once: the settings that need this jaxlib
+    os.environ.update(cheap_compile_environment(os.environ, installed_jaxlib()))
     try:
         import jax
     except Exception as exc:  # noqa: BLE001 — a broken install is as good as a missing one
