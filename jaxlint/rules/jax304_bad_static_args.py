@@ -9,16 +9,20 @@ from collections.abc import Callable, Sequence
 import libcst as cst
 
 from jaxlint.analysis.cst_text import code_of
+from jaxlint.analysis.host_queries.static_calls import (
+    DISPLAYS_TO_STATIC_ARGS,
+    called_in_module,
+    static_roots,
+)
 from jaxlint.analysis.jax_api import STATIC_PROJECTIONS
 from jaxlint.analysis.names import ImportTable, dotted_ast
-from jaxlint.analysis.scope import FunctionInfo, JitRoot, ModuleIndex, mapped_positions
+from jaxlint.analysis.scope import FunctionInfo, JitRoot, mapped_positions
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.engine.edits import Edit, Refusal
 from jaxlint.engine.rule import Rule
 
 UNHASHABLE = "ValueError: Non-hashable static arguments are not supported"
 DISPLAYS = (cst.List, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp)
-AST_DISPLAYS = (ast.List, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp)
 ARRAY_MAKERS = ("jax.numpy.", "jax.random.", "numpy.array", "numpy.asarray", "numpy.zeros")
 ARRAY_TYPES = frozenset({"Array", "ndarray"})
 # `jnp` functions that return shapes, dtypes and type information: hashable, fine as static
@@ -51,26 +55,7 @@ class BadStaticArgs(Rule):
     severity = "error"
     fix_kind = "safe"
     summary = "static_argnums/static_argnames that make jit raise ValueError"
-    host_node_types = (ast.Call,)
-
-    @classmethod
-    def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
-        if "vmap" in text and _has_static_methods(index):
-            return True  # `jax.vmap(partial(self.move, ...))` may map a static parameter
-        return any(name in text for name in _static_callables(index))
-
-    @classmethod
-    def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
-        """A call of a module-level jitted function (or a jit alias) passing a display."""
-        assert isinstance(node, ast.Call)  # (host_node_types)
-        func = node.func
-        if index.imports.resolve(dotted_ast(func)) == "jax.vmap":
-            # `jax.vmap(partial(self.move, ...))`: its calls may map a static parameter
-            return _maps_a_static_callable(node, index)
-        if not isinstance(func, ast.Name) or not _static_roots(func.id, index):
-            return False
-        values = [*node.args, *(k.value for k in node.keywords)]
-        return any(isinstance(v, (*AST_DISPLAYS, ast.Call)) for v in values)
+    host_query = DISPLAYS_TO_STATIC_ARGS
 
     @classmethod
     def may_apply(cls, unit: UnitSummary) -> bool:
@@ -95,7 +80,7 @@ class BadStaticArgs(Rule):
         index = self.context.index
 
         def called() -> bool:
-            return _called_in_module(info.name, index)
+            return called_in_module(info.name, index)
 
         for root in info.roots:
             for message in _spec_problems(info, root, called, index.imports):
@@ -111,7 +96,7 @@ class BadStaticArgs(Rule):
         if isinstance(node.func, cst.Name):
             roots = [
                 (info, root, _positional(info, root))
-                for info, root in _static_roots(node.func.value, index)
+                for info, root in static_roots(node.func.value, index)
             ]
         else:
             roots = self._own_method_roots(node.func)
@@ -158,8 +143,7 @@ class BadStaticArgs(Rule):
             mapped = mapped.args[0].value
         if isinstance(mapped, cst.Name):
             roots = [
-                (i, r, _positional(i, r))
-                for i, r in _static_roots(mapped.value, self.context.index)
+                (i, r, _positional(i, r)) for i, r in static_roots(mapped.value, self.context.index)
             ]
         else:
             roots = self._own_method_roots(mapped)
@@ -334,18 +318,6 @@ def _tuple_elements(elements: Sequence[cst.BaseElement]) -> list[cst.BaseElement
     return items
 
 
-def _static_roots(name: str, index: ModuleIndex) -> list[tuple[FunctionInfo, JitRoot]]:
-    """The jit roots calling `name` goes through, when they have static parameters: a
-    decorated module-level function, or a `g = jax.jit(f, static_...)` alias."""
-    found = []
-    info = index.module_defs.get(name)
-    if info is not None:
-        found += [(info, r) for r in info.roots if r.via == "decorator" and r.static_params]
-    for target in index.aliases.get(name, []):
-        found += [(target, r) for r in target.roots if r.via == "call" and r.static_params]
-    return [(i, r) for i, r in found if i.class_info is None]
-
-
 def _vmap_axes(vmap: cst.Call, count: int) -> list[bool] | None:
     """Per positional argument of a call of `jax.vmap(f, in_axes)`: is it mapped? None when
     `in_axes` cannot be read (a name, a pytree of axes) or does not fit the call."""
@@ -360,60 +332,6 @@ def _vmap_axes(vmap: cst.Call, count: int) -> list[bool] | None:
         return None
     mapped = mapped_positions(value, count)
     return None if None in mapped else [bool(m) for m in mapped]
-
-
-def _maps_a_static_callable(vmap: ast.Call, index: ModuleIndex) -> bool:
-    """Does `jax.vmap(f, ...)` map a jitted function with static parameters: `f` (or the
-    function a `partial` binds) a static callable of the module, or `self.<method>` of a class
-    jitting a method with static parameters? A local name for `f` may be either."""
-    mapped = vmap.args[0] if vmap.args else None
-    if (
-        isinstance(mapped, ast.Call)
-        and index.imports.resolve(dotted_ast(mapped.func)) == "functools.partial"
-        and mapped.args
-    ):
-        mapped = mapped.args[0]
-    if isinstance(mapped, ast.Attribute):
-        return _has_static_methods(index)
-    return isinstance(mapped, ast.Name) and (
-        mapped.id in _static_callables(index) or _has_static_methods(index)
-    )
-
-
-def _has_static_methods(index: ModuleIndex) -> bool:
-    """Does a class of the module jit a method with static parameters by decorator?"""
-    return index.memoized(
-        "jax304-static-methods",
-        lambda: any(
-            r.via == "decorator" and r.static_params
-            for class_info in index.classes.values()
-            for method in class_info.methods.values()
-            for r in method.roots
-        ),
-    )
-
-
-def _static_callables(index: ModuleIndex) -> frozenset[str]:
-    """The names whose calls go through a jit with static parameters (`_static_roots`)."""
-    return index.memoized(
-        "jax304-static-callables",
-        lambda: frozenset(
-            name for name in [*index.module_defs, *index.aliases] if _static_roots(name, index)
-        ),
-    )
-
-
-def _called_in_module(name: str, index: ModuleIndex) -> bool:
-    """Does the module call `name(...)`?"""
-    called = index.memoized(
-        "jax304-called",
-        lambda: frozenset(
-            node.func.id
-            for node in ast.walk(index.tree)
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-        ),
-    )
-    return name in called
 
 
 def _positional(info: FunctionInfo, root: JitRoot) -> tuple[str, ...]:
