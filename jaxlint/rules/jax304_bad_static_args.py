@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
-import ast
 import difflib
 from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from jaxlint.analysis.cst_text import code_of
+from jaxlint.analysis.cst_text import UNREADABLE, code_of, literal_value
 from jaxlint.analysis.host_queries.static_calls import (
     DISPLAYS_TO_STATIC_ARGS,
     called_in_module,
     static_roots,
 )
 from jaxlint.analysis.jax_api import STATIC_PROJECTIONS
-from jaxlint.analysis.names import ImportTable, dotted_ast
+from jaxlint.analysis.names import ImportTable
 from jaxlint.analysis.scope import FunctionInfo, JitRoot, mapped_positions
+from jaxlint.analysis.static_params import (
+    annotated_as_array,
+    annotated_as_mutable_container,
+    list_only_use,
+    used_as_concrete,
+)
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.engine.edits import Edit, Refusal
 from jaxlint.engine.rule import Rule
@@ -24,29 +29,8 @@ from jaxlint.engine.rule import Rule
 UNHASHABLE = "ValueError: Non-hashable static arguments are not supported"
 DISPLAYS = (cst.List, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp)
 ARRAY_MAKERS = ("jax.numpy.", "jax.random.", "numpy.array", "numpy.asarray", "numpy.zeros")
-ARRAY_TYPES = frozenset({"Array", "ndarray"})
 # `jnp` functions that return shapes, dtypes and type information: hashable, fine as static
 NOT_ARRAYS = STATIC_PROJECTIONS | {"jax.numpy.shape", "jax.numpy.size"}
-# where a parameter must be a concrete Python int, so marking it static is right whatever its
-# annotation says (`jnp.linspace(0, 1, n)`)
-CONCRETE_USES = frozenset(
-    {
-        "builtins.range",
-        "builtins.int",
-        "jax.numpy.linspace",
-        "jax.numpy.arange",
-        "jax.numpy.zeros",
-        "jax.numpy.ones",
-        "jax.numpy.empty",
-        "jax.numpy.full",
-        "jax.numpy.eye",
-        "jax.numpy.identity",
-        "jax.numpy.tri",
-    }
-)
-JAXTYPING = frozenset(
-    {"Float", "Int", "Bool", "Shaped", "Num", "Complex", "UInt", "Integer", "Inexact", "Real"}
-)
 
 
 class BadStaticArgs(Rule):
@@ -207,7 +191,7 @@ class BadStaticArgs(Rule):
         if what is None:
             return
         fix: Edit | Refusal
-        listed = _list_only_use(info, param) if isinstance(value, cst.List) else None
+        listed = list_only_use(info, param) if isinstance(value, cst.List) else None
         if listed is not None:
             fix = Refusal(
                 f"`{info.name}` uses `{param}` as a list ({listed}), where a tuple behaves "
@@ -236,69 +220,6 @@ class BadStaticArgs(Rule):
         )
 
 
-# what a tuple does as a list does: read, iterate, unpack, measure, convert
-_SEQUENCE_READERS = frozenset(
-    {
-        "len",
-        "tuple",
-        "list",
-        "sorted",
-        "enumerate",
-        "zip",
-        "reversed",
-        "iter",
-        "sum",
-        "min",
-        "max",
-        "any",
-        "all",
-        "set",
-        "frozenset",
-        "dict",
-        "map",
-        "filter",
-        "hash",
-    }
-)
-
-
-def _list_only_use(info: FunctionInfo, param: str) -> str | None:
-    """A use of parameter `param` in `info`'s body that a tuple in place of a list would change
-    (`isinstance(p, list)`, `p + [x]`, `p.append(x)`, `p == [1, 2]`, printing it, handing it to
-    a function that may do any of these), as text; None when every use reads it as a sequence:
-    `p[i]`, `for x in p`, `a, b = p`, `x in p`, `len(p)`, `jnp.asarray(p)`."""
-    parents: dict[int, ast.AST] = {}
-    for node in ast.walk(info.node):
-        for child in ast.iter_child_nodes(node):
-            parents[id(child)] = node
-    for node in ast.walk(info.node):
-        if not (isinstance(node, ast.Name) and node.id == param and isinstance(node.ctx, ast.Load)):
-            continue
-        parent = parents.get(id(node))
-        if isinstance(parent, ast.Subscript) and parent.value is node:
-            continue
-        if isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is node:
-            continue
-        if (
-            isinstance(parent, ast.Assign)
-            and parent.value is node
-            and all(isinstance(t, (ast.Tuple, ast.List)) for t in parent.targets)
-        ):
-            continue
-        if (
-            isinstance(parent, ast.Compare)
-            and all(isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops)
-            and node is not parent.left
-        ):
-            continue
-        if isinstance(parent, ast.Call) and node in parent.args:
-            callee = dotted_ast(parent.func) or ""
-            if callee in _SEQUENCE_READERS or callee.startswith(("jnp.", "np.", "jax.numpy.")):
-                continue
-        return ast.unparse(parent) if parent is not None else param
-    return None
-
-
 def _static_methods(unit: UnitSummary) -> set[str]:
     """The methods with static parameters of the classes the unit's functions belong to."""
     return {
@@ -324,9 +245,8 @@ def _vmap_axes(vmap: cst.Call, count: int) -> list[bool] | None:
     axes = next((a.value for a in vmap.args if a.keyword and a.keyword.value == "in_axes"), None)
     if axes is None and len(vmap.args) > 1 and vmap.args[1].keyword is None:
         axes = vmap.args[1].value
-    try:
-        value = 0 if axes is None else ast.literal_eval(code_of(axes))  # 0: the default
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+    value = 0 if axes is None else literal_value(axes)  # 0: the default
+    if value is UNREADABLE:
         return None
     if isinstance(value, (tuple, list)) and len(value) != count:
         return None
@@ -369,68 +289,19 @@ def _spec_problems(
                 f"argnames {{'{name}'}} in static_argnames\"{hint}"
             )
     for param in sorted(root.static_params or ()):
-        annotation = info.annotations.get(param)
         if (
-            annotation is not None
-            and _array_annotation(annotation)
+            annotated_as_array(info, param)
             and not called()
-            and not _used_as_concrete(info, param, imports)
+            and not used_as_concrete(info, param, imports)
         ):
             problems.append(
                 f"`{param}` of `{info.name}` is annotated as an array and marked static: "
                 f"arrays are not hashable, so every call raises {UNHASHABLE}; leave it traced"
             )
-        elif annotation is not None and _mutable_container_annotation(annotation) and not called():
+        elif annotated_as_mutable_container(info, param) and not called():
             problems.append(
                 f"`{param}` of `{info.name}` is annotated as a list, dict or set and marked "
                 f"static: those are not hashable, so a call passing one raises {UNHASHABLE}; "
                 "take a tuple (or leave it traced)"
             )
     return problems
-
-
-MUTABLE_CONTAINERS = frozenset(
-    {"list", "List", "dict", "Dict", "set", "Set", "MutableSequence", "MutableMapping"}
-)
-
-
-def _mutable_container_annotation(annotation: ast.expr) -> bool:
-    """`list[int]`, `List[int]`, `dict`, or a union one of whose members is one
-    (`Union[int, List[int]]`, `int | list[int]`)."""
-    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
-        return _mutable_container_annotation(annotation.left) or _mutable_container_annotation(
-            annotation.right
-        )
-    head = annotation.value if isinstance(annotation, ast.Subscript) else annotation
-    name = (dotted_ast(head) or "").split(".")[-1]
-    if name in ("Union", "Optional") and isinstance(annotation, ast.Subscript):
-        members = (
-            annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
-        )
-        return any(_mutable_container_annotation(m) for m in members)
-    return name in MUTABLE_CONTAINERS
-
-
-def _used_as_concrete(info: FunctionInfo, param: str, imports: ImportTable) -> bool:
-    """Is `param` used where only a concrete Python value works (`range(n)`, a shape, a
-    `linspace` count, a slice bound)? Then it is static on purpose, whatever its annotation."""
-    for node in ast.walk(info.node):
-        if isinstance(node, ast.Call) and imports.resolve(dotted_ast(node.func)) in CONCRETE_USES:
-            values = [*node.args, *(k.value for k in node.keywords)]
-        elif isinstance(node, ast.Slice):
-            values = [v for v in (node.lower, node.upper, node.step) if v is not None]
-        else:
-            continue
-        if any(isinstance(n, ast.Name) and n.id == param for v in values for n in ast.walk(v)):
-            return True
-    return False
-
-
-def _array_annotation(annotation: ast.expr) -> bool:
-    """`jax.Array`, `jnp.ndarray`, or jaxtyping's `Float[Array, "n"]` (not `ArrayLike`, which
-    takes Python numbers)."""
-    if isinstance(annotation, ast.Subscript):
-        head = (dotted_ast(annotation.value) or "").split(".")[-1]
-        first = annotation.slice.elts[0] if isinstance(annotation.slice, ast.Tuple) else None
-        return head in JAXTYPING and first is not None and _array_annotation(first)
-    return (dotted_ast(annotation) or "").split(".")[-1] in ARRAY_TYPES

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import ast
 from typing import TypeGuard
 
 import libcst as cst
 
-from jaxlint.analysis.ast_walk import walk_ast
 from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.cst_walk import subtree
 from jaxlint.analysis.host_queries.row_loops import ROW_BY_ROW_WORK
-from jaxlint.analysis.jax_api import JIT_APIS, is_array_api
-from jaxlint.analysis.names import calls_under, dotted_ast, target_names
-from jaxlint.analysis.scope import ClassInfo, FunctionInfo, ModuleIndex, imports_in
+from jaxlint.analysis.instance_state import array_attribute, stores_on_self
+from jaxlint.analysis.jax_api import JIT_APIS
+from jaxlint.analysis.names import target_names
+from jaxlint.analysis.scope import FunctionInfo, calls_into
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
 from jaxlint.engine.edits import Edit, Refusal
@@ -285,7 +284,7 @@ class LoopInsteadOfVmap(Rule):
             and function is not None
             and function.class_info is not None
         ):
-            return _array_attribute(function.class_info, rows.attr.value, context.index)
+            return array_attribute(function.class_info, rows.attr.value, context.index)
         return False
 
     def _jax_call(self, elt: cst.CSTNode) -> str | None:
@@ -307,9 +306,7 @@ class LoopInsteadOfVmap(Rule):
                     jitted = info is not None and any(r.api in JIT_APIS for r in info.roots)
                     if jitted or name in index.aliases:
                         return name
-                    if info is not None and calls_under(
-                        info.node, imports_in(info, index.imports), WORK_PREFIXES
-                    ):
+                    if info is not None and calls_into(info, index.imports, WORK_PREFIXES):
                         return name  # a helper of the project doing JAX work, eagerly
                 method = self._jitted_method(func)
                 if method is not None:
@@ -340,9 +337,7 @@ class LoopInsteadOfVmap(Rule):
         if any(r.api in JIT_APIS for r in method.roots):
             return code_of(func)
         index = self.context.index
-        if calls_under(
-            method.node, imports_in(method, index.imports), WORK_PREFIXES
-        ) and not _stores_on_self(method):
+        if calls_into(method, index.imports, WORK_PREFIXES) and not stores_on_self(method):
             return code_of(func)
         return None
 
@@ -354,42 +349,4 @@ def _zipped(rows: cst.BaseExpression, context: UnitContext) -> TypeGuard[cst.Cal
         and context.resolve(rows.func) == "builtins.zip"
         and len(rows.args) >= 2
         and all(a.keyword is None and not a.star for a in rows.args)
-    )
-
-
-def _array_attribute(class_info: ClassInfo, attribute: str, index: ModuleIndex) -> bool:
-    """Does every `self.<attribute> = ...` in the class's methods store a JAX array (a call
-    into `jax.numpy`/`jax.random`/`jax.device_put`), and is there one?"""
-    values = [
-        node.value
-        for method in class_info.all_methods().values()
-        for node in ast.walk(method.node)
-        if isinstance(node, ast.Assign)
-        and any(
-            isinstance(t, ast.Attribute)
-            and t.attr == attribute
-            and isinstance(t.value, ast.Name)
-            and t.value.id == "self"
-            for t in node.targets
-        )
-    ]
-    return bool(values) and all(
-        isinstance(v, ast.Call)
-        and (
-            is_array_api(resolved := index.imports.resolve(dotted_ast(v.func)) or "")
-            or resolved == "jax.device_put"
-        )
-        for v in values
-    )
-
-
-def _stores_on_self(method: FunctionInfo) -> bool:
-    """Does the method assign an attribute of its `self` (`self.key, k = split(self.key)`)?"""
-    receiver = method.positional[0] if method.positional else None
-    return receiver is not None and any(
-        isinstance(node, ast.Attribute)
-        and isinstance(node.ctx, ast.Store)
-        and isinstance(node.value, ast.Name)
-        and node.value.id == receiver
-        for node in walk_ast(method.node)
     )
