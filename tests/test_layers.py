@@ -137,3 +137,32 @@ def test_a_rule_module_imports_no_other_rule() -> None:
         if target.startswith(rule) and target.split(".")[2] != module.split(".")[2]
     ]
     assert crossing == []
+
+
+def test_a_rule_module_reads_code_through_the_analysis_layer() -> None:
+    """Rules see code one way: libcst nodes and the analysis layer's queries. No module of
+    `jaxlint/rules/` imports `ast` (any form), or `ModuleIndex` (from wherever, as a name or an
+    attribute): what a rule needs of the `ast` index is a query or fact of jaxlint.analysis
+    (its host pass: `Rule.host_query`, one of jaxlint.analysis.host_queries)."""
+    found = []
+    for path in sorted((PACKAGE / "rules").rglob("*.py")):
+        module = module_name(path)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found += [
+                    f"{module} imports {alias.name}"
+                    for alias in node.names
+                    if alias.name == "ast" or alias.name.startswith("ast.")
+                ]
+            elif isinstance(node, ast.ImportFrom):
+                source = node.module or ""
+                if node.level == 0 and (source == "ast" or source.startswith("ast.")):
+                    found.append(f"{module} imports from {source}")
+                found += [
+                    f"{module} imports ModuleIndex from {source}"
+                    for alias in node.names
+                    if alias.name == "ModuleIndex"
+                ]
+            elif isinstance(node, ast.Attribute) and node.attr == "ModuleIndex":
+                found.append(f"{module} reads .ModuleIndex")
+    assert found == []

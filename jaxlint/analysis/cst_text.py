@@ -1,6 +1,8 @@
-"""Small libcst helpers shared by rules: source text of a node, statement counts."""
+"""Small libcst helpers shared by rules: source text of a node, statement counts, literals."""
 
 from __future__ import annotations
+
+import ast
 
 import libcst as cst
 
@@ -40,3 +42,15 @@ class _StatementCounter(cst.CSTVisitor):
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         self.count += 1
         return False
+
+
+UNREADABLE = object()  # what `literal_value` gives for an expression that is no literal
+
+
+def literal_value(node: cst.BaseExpression) -> object:
+    """The Python value of a literal expression (`(0, None)`) as `ast.literal_eval` reads its
+    text (`code_of`'s), or UNREADABLE."""
+    try:
+        return ast.literal_eval(code_of(node))
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return UNREADABLE

@@ -59,6 +59,8 @@ JIT_APIS = frozenset(
         "flax.nnx.pmap",
     }
 )
+# calls that stack a list of rows into an array along a new first axis (`jnp.stack(rows)`)
+STACKERS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.stack"})
 # Base classes of libraries whose jitted methods call methods a subclass defines: base class →
 # (the subclass's method, the base's jitted method that calls it). gymnax's `Environment.step`
 # and `reset` are `partial(jax.jit, static_argnums=(0,))` and call `self.step_env(key, state,

@@ -217,6 +217,21 @@ class KeyFinding:
     tree: bool = False
 
     @property
+    def key_name(self) -> str | None:
+        """The name the anchor passes its key as (`key` of `normal(key)`), when it is one."""
+        return self.key.id if isinstance(self.key, ast.Name) else None
+
+    @property
+    def first_key_name(self) -> str | None:
+        """JAX501: the name the earlier consumer passes its key as, when it is one."""
+        return self.first_key.id if isinstance(self.first_key, ast.Name) else None
+
+    @property
+    def first_line(self) -> int | None:
+        """JAX501: the line of the earlier consumer."""
+        return self.first.lineno if self.first is not None else None
+
+    @property
     def in_closure(self) -> bool:
         """Does a consumer draw from the key inside a local function it calls, which closes
         over it (`noise(x.shape)`): no key argument there to replace."""
@@ -3045,6 +3060,14 @@ def anchored_calls(index: ModuleIndex, code: str) -> frozenset[int]:
         ("prng-key-anchors", code),
         lambda: frozenset(id(f.node) for f in key_findings(index) if f.code == code),
     )
+
+
+def key_span(index: ModuleIndex, finding: KeyFinding, *, first: bool = False) -> Span:
+    """Where the finding's key argument is: at its anchor, or (`first`) at the earlier
+    consumer of a JAX501 finding. The finding must have that key."""
+    key = finding.first_key if first else finding.key
+    assert key is not None  # (the caller's precondition)
+    return index.span_of(key)
 
 
 def findings_by_call(index: ModuleIndex, code: str) -> dict[Span, KeyFinding]:

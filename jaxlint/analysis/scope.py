@@ -43,7 +43,7 @@ from jaxlint.analysis.jax_api import (
     TraceReason,
     is_array_api,
 )
-from jaxlint.analysis.names import ImportTable, ast_target_names, dotted_ast
+from jaxlint.analysis.names import ImportTable, ast_target_names, calls_under, dotted_ast
 from jaxlint.diagnostics import Span
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
@@ -249,6 +249,13 @@ class FunctionInfo:
         extra = tuple(p for p in (self.vararg, self.kwarg) if p)
         return self.positional + self.keyword_only + extra
 
+    def decorator_position(self, root: JitRoot) -> int:
+        """Which of the def's decorators (0 for the first) a decorator jit root is."""
+        function = self.node
+        assert not isinstance(function, ast.Lambda)  # (it has decorators)
+        assert isinstance(root.node, ast.expr)  # a decorator root's node is the decorator
+        return function.decorator_list.index(root.node)
+
     @property
     def header_lines(self) -> list[int]:
         """The `def` line and decorator lines: a `# noqa: CODE` there covers the function."""
@@ -337,6 +344,12 @@ def imports_in(function: FunctionInfo | None, imports: ImportTable) -> ImportTab
         own = function.imports
         function._import_table = outer.with_imports(own) if own else outer
     return function._import_table
+
+
+def calls_into(function: FunctionInfo, imports: ImportTable, prefixes: tuple[str, ...]) -> bool:
+    """Does the function's code call something whose qualified name (as the imports seen
+    inside it resolve it: `imports_in`) starts with one of `prefixes` (`("jax.numpy.",)`)?"""
+    return calls_under(function.node, imports_in(function, imports), prefixes)
 
 
 @dataclass(eq=False)

@@ -29,7 +29,7 @@ class UnitSummary:
     # an `if`/`while`/`assert`/conditional/`and`/`or`/`not` operand that may be an array:
     # not a literal, an `is` test, isinstance() or the like
     truth_tests: bool = False
-    # codes of rules that found a candidate here outside traced code (Rule.host_candidate)
+    # codes of the rules whose host queries (Rule.host_query) found a candidate here
     host_candidates: frozenset[str] = frozenset()
 
     @property

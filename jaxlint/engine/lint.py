@@ -111,15 +111,20 @@ def analyze(
 def host_candidates(
     tree: ast.Module, rules: list[type[Rule]], index: ModuleIndex
 ) -> dict[int, set[str]]:
-    """Line → codes of the rules that asked for a node there (Rule.host_candidate).
+    """Line → codes of the rules whose host query found a node there (Rule.host_query).
 
     One walk of the top-level statements whose text holds what some enabled rule looks
-    for (Rule.host_text): walking every node of a large module costs more than parsing it."""
+    for (HostQuery.text): walking every node of a large module costs more than parsing it."""
     lines = index.lines
-    # What a statement's text holds, the module's holds too (host_text tests for presence, and
-    # statements start at line starts): a rule the whole module rules out is out everywhere.
+    # What a statement's text holds, the module's holds too (the text filters test for
+    # presence, and statements start at line starts): a query the whole module rules out is out
+    # everywhere.
     module_text, starts, everywhere = index.text, index.line_starts, range(1, len(lines) + 1)
-    asking = [r for r in rules if r.host_node_types and r.host_text(module_text, index, everywhere)]
+    asking = [
+        (rule.code, query)
+        for rule in rules
+        if (query := rule.host_query) is not None and query.text(module_text, index, everywhere)
+    ]
     if not asking:
         return {}
     found: dict[int, set[str]] = {}
@@ -133,21 +138,25 @@ def host_candidates(
         first = min([chunk.lineno] + [d.lineno for d in getattr(chunk, "decorator_list", [])])
         last = chunk.end_lineno or chunk.lineno
         text = module_text[starts[first - 1] : starts[last]]
-        here = [rule for rule in asking if rule.host_text(text, index, range(first, last + 1))]
+        here = [
+            (code, query)
+            for code, query in asking
+            if query.text(text, index, range(first, last + 1))
+        ]
         if not here:
             continue
-        types = tuple({t for rule in here for t in rule.host_node_types})
+        types = tuple({t for _, query in here for t in query.node_types})
         for node in walk_ast(chunk):
             if isinstance(node, types):
-                for rule in here:
-                    if not isinstance(node, rule.host_node_types):
+                for code, query in here:
+                    if not isinstance(node, query.node_types):
                         continue
-                    answer = rule.host_candidate(node, chunk, index)
+                    answer = query.candidate(node, chunk, index)
                     if answer:
-                        # host_node_types are statements and expressions: each has a line
+                        # the queries' node types are statements and expressions: each has a line
                         located = cast("ast.stmt | ast.expr", node)
                         line = located.lineno if answer is True else answer
-                        found.setdefault(line, set()).add(rule.code)
+                        found.setdefault(line, set()).add(code)
     return found
 
 

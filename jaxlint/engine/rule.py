@@ -3,7 +3,6 @@ visits a unit with (the analysis queries plus where findings go), and the findin
 
 from __future__ import annotations
 
-import ast
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -13,6 +12,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
+from jaxlint.analysis.host_queries import HostQuery
 from jaxlint.analysis.query import Query
 from jaxlint.analysis.scope import FunctionInfo, ModuleIndex
 from jaxlint.diagnostics import FixKind, Severity, Span
@@ -38,9 +38,13 @@ class Rule:
     summary: ClassVar[str]
     fix_kind: ClassVar[FixKind | None] = None
     opt_in: ClassVar[bool] = False
-    # `ast` node types `host_candidate` is asked about, for a rule that also looks outside
-    # traced code (see `host_candidate`); empty for rules of traced code only.
-    host_node_types: ClassVar[tuple[type[ast.AST], ...]] = ()
+    # what the rule looks for outside traced code, for the engine to find
+    # (jaxlint.analysis.host_queries); None for rules of traced code only. Traced code alone
+    # reaches libcst unless a rule asks for more: the engine walks the module's `ast` once,
+    # asks the query about the nodes of its types, and hands the smallest function or
+    # top-level statement around every candidate to libcst too; the unit's summary then lists
+    # this rule in `host_candidates`.
+    host_query: ClassVar[HostQuery | None] = None
     # the findings depend on which functions of other modules consume PRNG keys
     # (ModuleIndex.key_consumers): a check made before the project index knew them all is
     # redone for this rule alone
@@ -74,28 +78,6 @@ class Rule:
         """Does the rule read, in a module of this text, what only the finished project index
         knows (`ModuleIndex.async_members`, given as the finished index has them)? Then a check
         made while the index was being built is made again."""
-        return False
-
-    @classmethod
-    def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
-        """Can the source text of a top-level statement (on `lines`) hold a candidate at all
-        (`".at["` for JAX205)? A cheap filter before its nodes are walked; the default walks
-        them. A test of presence: true of a text only if true of any text around it (the
-        engine asks it of the whole module first, and skips the rule where that says no)."""
-        return True
-
-    @classmethod
-    def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool | int:
-        """Could this `ast` node (one of `host_node_types`, inside `statement`: a top-level
-        statement, or a member of a top-level class) be a finding, wherever it is? An int
-        instead of True names the line whose unit must be analysed (a nested def's finding
-        needs the function around it).
-
-        Traced code alone reaches libcst unless a rule asks for more: the engine walks the
-        module's `ast` once, asks this of each node of the declared types, and hands the
-        smallest function or top-level statement around every candidate to libcst too; the
-        unit's summary then lists this rule in `host_candidates`.
-        """
         return False
 
     @classmethod

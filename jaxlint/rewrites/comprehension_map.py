@@ -24,6 +24,7 @@ from dataclasses import replace
 import libcst as cst
 
 from jaxlint.analysis.cst_walk import subtree, walk
+from jaxlint.analysis.jax_api import STACKERS
 from jaxlint.analysis.values import Kind
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal
 from jaxlint.engine.rule import UnitContext
@@ -36,7 +37,7 @@ from jaxlint.rewrites.loop_scan import (
     unproven_array_refusal,
 )
 from jaxlint.rules._codegen import JaxSpelling, fresh_name, names_in, visited_expression
-from jaxlint.rules._comprehensions import STACKERS, UNSTACKED
+from jaxlint.rules._comprehensions import UNSTACKED
 
 
 def map_edit(call: cst.Call, comprehension: cst.ListComp, context: UnitContext) -> Edit | Refusal:

@@ -18,6 +18,7 @@ from typing import Literal, TypeGuard, cast
 import libcst as cst
 
 from jaxlint.analysis.cst_walk import walk
+from jaxlint.analysis.jax_api import STACKERS
 from jaxlint.analysis.query import Frame
 from jaxlint.analysis.values import Kind
 from jaxlint.engine.backend import detected_backend
@@ -54,7 +55,6 @@ from jaxlint.rules._codegen import (
     names_in,
     visited_statement,
 )
-from jaxlint.rules._comprehensions import STACKERS
 
 UNSUPPORTED_SHAPE = (
     "only loops over `range(...)`, an array, `enumerate(x)`, `reversed(x)` and `zip(x, y)` are "

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jaxlint.analysis.jax_api import STACKERS
 from jaxlint.engine.edits import Refusal
 from jaxlint.engine.rule import UnitContext
-
-STACKERS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.stack"})
 
 
 def stacked_comprehension(call: cst.Call, context: UnitContext) -> cst.ListComp | None:

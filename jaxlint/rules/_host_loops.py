@@ -5,12 +5,10 @@ that `jax.vmap` does in one call."""
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterator
 
 import libcst as cst
 
-from jaxlint.analysis.ast_walk import walk_ast
 from jaxlint.analysis.cst_walk import subtree
 from jaxlint.analysis.names import target_names
 
@@ -66,59 +64,6 @@ def work_parts(loop: cst.For, name: str) -> list[cst.CSTNode]:
         else:
             parts.append(small)
     return appended + parts
-
-
-def may_accumulate(loop: ast.For) -> bool:
-    """The `ast` test before libcst: a straight-line body adding a call's result to a name
-    (`total += f(x[i])`), adding to a container's items in a body that calls something
-    (`grads["w"] += g / n`) or scattering into an array (`total = total.at[i].add(e)`), in a
-    loop over `range(...)` or a name."""
-    if loop.orelse or not all(
-        isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)) for s in loop.body
-    ):
-        return False
-    counted = (
-        isinstance(loop.iter, ast.Call)
-        and isinstance(loop.iter.func, ast.Name)
-        and loop.iter.func.id == "range"
-    )
-    if not (counted or isinstance(loop.iter, (ast.Name, ast.Attribute))):
-        return False  # `.items()`, `zip(...)`: Python collections, not an array's rows
-    calls = any(isinstance(n, ast.Call) for s in loop.body for n in walk_ast(s))
-    return any(
-        (
-            isinstance(s, ast.AugAssign)
-            and isinstance(s.op, (ast.Add, ast.Sub))
-            and not any(isinstance(n, ast.JoinedStr) for n in walk_ast(s.value))
-            and (
-                (
-                    isinstance(s.target, ast.Name)
-                    and any(isinstance(n, ast.Call) for n in walk_ast(s.value))
-                )
-                # `grads["w"] += g / n`: the row's work may be in the statements before
-                or (
-                    isinstance(s.target, ast.Subscript)
-                    and isinstance(_item_base(s.target), ast.Name)
-                    and calls
-                )
-            )
-        )
-        or (
-            isinstance(s, ast.Assign)
-            and isinstance(s.value, ast.Call)
-            and isinstance(s.value.func, ast.Attribute)
-            and s.value.func.attr == "add"
-            and isinstance(s.value.func.value, ast.Subscript)
-        )
-        for s in loop.body
-    )
-
-
-def _item_base(target: ast.expr) -> ast.expr:
-    """The container whose item `target` stores (`grads` of `grads["w"]["b"]`), or `target`."""
-    while isinstance(target, ast.Subscript):
-        target = target.value
-    return target
 
 
 def item_totals(loop: cst.For) -> set[str]:

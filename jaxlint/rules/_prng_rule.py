@@ -3,13 +3,11 @@ visits, finding a key argument, and spelling `jax.random` in their fixes."""
 
 from __future__ import annotations
 
-import ast
 from typing import ClassVar
 
 import libcst as cst
 
-from jaxlint.analysis.prng import KeyFinding, anchored_calls, findings_by_call, key_findings
-from jaxlint.analysis.scope import ModuleIndex
+from jaxlint.analysis.prng import KeyFinding, findings_by_call, key_span
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.diagnostics import Span
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal
@@ -18,23 +16,11 @@ from jaxlint.engine.rule import Rule, UnitContext
 
 class KeyFindingRule(Rule):
     """A rule reporting the findings `jaxlint.analysis.prng` made for its code, wherever they
-    are (host code included): only their units reach libcst."""
+    are (host code included): only their units reach libcst (a subclass declares
+    `host_query = prng_anchor_calls(code)`)."""
 
     code: ClassVar[str]
-    host_node_types = (ast.Call,)
     reads_key_consumers = True
-
-    @classmethod
-    def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
-        anchored = index.memoized(
-            ("prng-anchor-lines", cls.code),
-            lambda: sorted(f.node.lineno for f in key_findings(index) if f.code == cls.code),
-        )
-        return any(line in lines for line in anchored)
-
-    @classmethod
-    def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
-        return id(node) in anchored_calls(index, cls.code)
 
     @classmethod
     def may_apply(cls, unit: UnitSummary) -> bool:
@@ -60,9 +46,12 @@ class KeyFindingRule(Rule):
         raise NotImplementedError
 
 
-def key_argument(context: UnitContext, call: cst.Call, key: ast.expr) -> cst.BaseExpression | None:
-    """The libcst node of the argument of `call` the key analysis found at `key`."""
-    span = context.index.span_of(key)
+def key_argument(
+    context: UnitContext, call: cst.Call, finding: KeyFinding, *, first: bool = False
+) -> cst.BaseExpression | None:
+    """The libcst node of the argument of `call` the key analysis found the finding's key at
+    (`first`: the key of its earlier consumer, which `call` then is)."""
+    span = key_span(context.index, finding, first=first)
     for argument in call.args:
         found = context.span(argument.value)
         if (found.line, found.column) == (span.line, span.column):

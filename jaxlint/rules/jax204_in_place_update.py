@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import ast
-import re
 from typing import TypeGuard
 
 import libcst as cst
 
-from jaxlint.analysis.ast_walk import walk_ast
 from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.cst_walk import OwnScopeVisitor, subtree, walk
-from jaxlint.analysis.names import calls_under
-from jaxlint.analysis.scope import ModuleIndex
+from jaxlint.analysis.host_queries.jax_stores import STORES_INTO_JAX_RESULTS
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal
@@ -27,8 +23,6 @@ AT_METHODS: dict[type[cst.BaseAugOp], str] = {
     cst.DivideAssign: "divide",
     cst.PowerAssign: "power",
 }
-# `x[...] = v` / `x[...] += v` (not `==`), as text
-SUBSCRIPT_STORE = re.compile(r"\]\s*(?:[-+*/%@&|^]|\*\*|//|<<|>>)?=(?!=)")
 # calls whose result is a JAX array (when the value analysis agrees it is an array)
 JAX_MAKERS = ("jax.numpy.", "jax.random.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.device_put")
 ARRAY_METHODS = frozenset(
@@ -59,25 +53,8 @@ class InPlaceUpdate(Rule):
     severity = "error"
     fix_kind = "safe"
     summary = "`x[i] = v` on a JAX array: TypeError, JAX arrays are immutable (use x.at[i].set)"
-    host_node_types = (ast.Assign, ast.AugAssign)
-
-    @classmethod
-    def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
-        return SUBSCRIPT_STORE.search(text) is not None and any(
-            f"{alias}." in text for alias in _jax_aliases(index)
-        )
-
-    @classmethod
-    def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
-        """A store into a name the same top-level statement binds to a JAX call's result."""
-        assert isinstance(node, (ast.Assign, ast.AugAssign))  # (host_node_types)
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        stored = {
-            t.value.id
-            for t in targets
-            if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)
-        }
-        return bool(stored) and bool(stored & _jax_bound_names(statement, index))
+    # host code: a store into a name the same top-level statement binds to a JAX call's result
+    host_query = STORES_INTO_JAX_RESULTS
 
     @classmethod
     def may_apply(cls, unit: UnitSummary) -> bool:
@@ -501,28 +478,6 @@ class _StoreFinder(OwnScopeVisitor):
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if self._into(node.target):
             self.stores.append((node, node.target, node.operator, False))
-
-
-def _jax_bound_names(statement: ast.stmt, index: ModuleIndex) -> frozenset[str]:
-    """Names `statement` assigns a value computed by a `jax.*` call (`g = jnp.zeros(n)`,
-    `y = jnp.asarray(x) * 2`), once per statement."""
-
-    def compute() -> frozenset[str]:
-        names: set[str] = set()
-        for node in walk_ast(statement):
-            if isinstance(node, ast.Assign) and calls_under(node.value, index.imports, ("jax.",)):
-                for target in node.targets:
-                    names.update(n.id for n in walk_ast(target) if isinstance(n, ast.Name))
-        return frozenset(names)
-
-    return index.memoized(("jax204-bound", id(statement)), compute)
-
-
-def _jax_aliases(index: ModuleIndex) -> tuple[str, ...]:
-    """The module's names for JAX and its modules (`jax`, `jnp`, `lax`, a `np` bound to jnp)."""
-    return tuple(
-        name for name, qualified in index.imports.aliases.items() if qualified.startswith("jax")
-    ) or ("jax",)
 
 
 def _aliased(function: cst.CSTNode | None, name: str) -> Refusal | None:

@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import ast
 from typing import TypeGuard
 
 import libcst as cst
 
 from jaxlint.analysis.cst_text import code_of
-from jaxlint.analysis.scope import ModuleIndex
+from jaxlint.analysis.host_queries.at_updates import DISCARDED_AT_UPDATES, UPDATES
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.engine.edits import Edit, Refusal
 from jaxlint.engine.rule import Rule
-
-# `.at[...]` methods that return an updated copy (`get` reads, so discarding it loses nothing)
-UPDATES = frozenset(
-    {"set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max", "apply"}
-)
 
 
 class DiscardedAtUpdate(Rule):
@@ -25,24 +19,7 @@ class DiscardedAtUpdate(Rule):
     severity = "error"
     fix_kind = "safe"
     summary = "`x.at[i].set(v)` as a statement: the updated copy is thrown away, x is unchanged"
-    host_node_types = (ast.Expr,)
-
-    @classmethod
-    def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
-        return ".at[" in text
-
-    @classmethod
-    def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
-        assert isinstance(node, ast.Expr)  # (host_node_types)
-        call = node.value
-        return (
-            isinstance(call, ast.Call)
-            and isinstance(call.func, ast.Attribute)
-            and call.func.attr in UPDATES
-            and isinstance(call.func.value, ast.Subscript)
-            and isinstance(call.func.value.value, ast.Attribute)
-            and call.func.value.value.attr == "at"
-        )
+    host_query = DISCARDED_AT_UPDATES
 
     @classmethod
     def may_apply(cls, unit: UnitSummary) -> bool:

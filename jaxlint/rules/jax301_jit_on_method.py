@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import ast
-
 import libcst as cst
 
 from jaxlint.analysis.jax_api import FILTERING_JITS, REFERENCE_SEMANTICS_APIS
@@ -38,10 +36,7 @@ class JitOnMethod(Rule):
                 continue
             if root.static_params is None or receiver in root.static_params:
                 continue  # static self is JAX306's business
-            function = info.node
-            assert not isinstance(function, ast.Lambda)  # (it has decorators)
-            assert isinstance(root.node, ast.expr)  # a decorator root's node is the decorator
-            position = function.decorator_list.index(root.node)
+            position = info.decorator_position(root)
             class_name = info.class_info.node.name
             kind = "class" if info.is_classmethod else "instance"
             self.report(

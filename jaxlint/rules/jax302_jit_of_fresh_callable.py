@@ -2,35 +2,29 @@
 
 from __future__ import annotations
 
-import ast
-import re
 from collections.abc import Set as AbstractSet
 
 import libcst as cst
 
-from jaxlint.analysis.ast_walk import walk_ast
 from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.cst_walk import subtree as walk_cst
 from jaxlint.analysis.cst_walk import walk
-from jaxlint.analysis.jax_api import EAGER_TRANSFORMS, JIT_APIS
-from jaxlint.analysis.names import dotted_ast, target_names
-from jaxlint.analysis.scope import FunctionInfo, ModuleIndex
+from jaxlint.analysis.host_queries.fresh_jits import (
+    JIT_NAMES,
+    PARTIALS,
+    REPEATED_FRESH_JITS,
+    STORING_METHODS,
+    WRAPPING_TRANSFORMS,
+    called_in_loops,
+    escapes,
+    names_used,
+)
+from jaxlint.analysis.jax_api import JIT_APIS
+from jaxlint.analysis.names import target_names
+from jaxlint.analysis.scope import FunctionInfo
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.engine.rule import Rule, UnitContext
 from jaxlint.rules._codegen import names_in
-
-PARTIALS = frozenset({"functools.partial"})
-# transforms that return a new function object each time they are called: `jax.jit(jax.vmap(f))`
-# evaluated again is a new function to jit, traced and compiled again (measured: 3 loops, 3
-# traces, for jit and pmap of a vmap and jit of a grad)
-# (`jax.jvp`/`jax.vjp` compute at once and return no function)
-WRAPPING_TRANSFORMS = (EAGER_TRANSFORMS - {"jax.jvp", "jax.vjp"}) | {"jax.checkpoint", "jax.remat"}
-JIT_NAMES = frozenset(q.rsplit(".", 1)[1] for q in JIT_APIS)
-JIT_TEXT = re.compile(rf"\b(?:{'|'.join(sorted(JIT_NAMES))})\b\s*[(,)#\r\n]")
-
-
-# container methods that keep what they are given
-STORING_METHODS = frozenset({"append", "extend", "insert", "setdefault", "add"})
 
 
 class JitOfFreshCallable(Rule):
@@ -40,42 +34,8 @@ class JitOfFreshCallable(Rule):
     fix_kind = "suggestion"
     summary = "jax.jit of a lambda, partial or nested def made anew per call: compiles every time"
 
-    host_node_types = (ast.Call, ast.FunctionDef)
-
-    @classmethod
-    def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
-        # the substring test first: the regular expression is slow to rule a module out
-        return any(name in text for name in JIT_NAMES) and JIT_TEXT.search(text) is not None
-
-    @classmethod
-    def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool | int:
-        """`jax.jit(<lambda, partial(...) or a name>)`, or a nested jitted def (whose unit is
-        the top-level statement around it, where the loops are)."""
-        if isinstance(node, ast.Call):
-            func = node.func
-            last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-            if last not in JIT_NAMES or not node.args:
-                return False
-            made = node.args[0]
-            fresh = (
-                isinstance(made, ast.Lambda)
-                or (
-                    isinstance(made, ast.Call)
-                    and index.imports.resolve(dotted_ast(made.func))
-                    in PARTIALS | WRAPPING_TRANSFORMS
-                )
-                or (isinstance(made, ast.Name) and made.id in _nested_def_names(index))
-            )
-            return (
-                fresh
-                and _repeats(node, statement, index)
-                and index.imports.resolve(dotted_ast(func)) in JIT_APIS
-            )
-        assert isinstance(node, ast.FunctionDef)  # the other of host_node_types
-        nested = node is not statement and any(
-            _jit_decorator(d, index) for d in node.decorator_list
-        )
-        return statement.lineno if nested else False
+    # host code: a jit of a fresh callable inside a loop, or in a function called in one
+    host_query = REPEATED_FRESH_JITS
 
     @classmethod
     def may_apply(cls, unit: UnitSummary) -> bool:
@@ -136,8 +96,8 @@ class JitOfFreshCallable(Rule):
         # or made on every call of a function the module calls in a loop, and used there only
         # (`_weights(self, X)` jitting a nested solver, called once per `fit` iteration)
         if not in_loop and (
-            info.parent.name not in _called_in_loops(self.context.index)
-            or _escapes(info.name, info.parent.node)
+            info.parent.name not in called_in_loops(self.context.index)
+            or escapes(info.name, info.parent)
         ):
             return
         if in_loop and self._items and _calls_any(node, self._items[-1]):
@@ -146,8 +106,7 @@ class JitOfFreshCallable(Rule):
             expression = decorator.decorator
             func = expression.func if isinstance(expression, cst.Call) else expression
             if self.context.resolve(func) in JIT_APIS or self._partial_of_jit(expression):
-                used = {n.id for n in walk_ast(info.node) if isinstance(n, ast.Name)}
-                captured = used - info.local_names - set(info.params)
+                captured = names_used(info) - info.local_names - set(info.params)
                 what = f"`@{code_of(expression)}` on `{node.name.value}`"
                 self._report(decorator, what, info.parent, captured, in_loop)
 
@@ -196,7 +155,7 @@ class JitOfFreshCallable(Rule):
         if not in_loop and not (
             id(node) in self._calls
             and info is not None
-            and info.name in _called_in_loops(self.context.index)
+            and info.name in called_in_loops(self.context.index)
         ):
             # built once per call of a function nothing here calls repeatedly (a test, `main`),
             # or built and kept (a factory, a training loop's step)
@@ -237,9 +196,8 @@ class JitOfFreshCallable(Rule):
         if isinstance(callable_, cst.Name) and info is not None:
             for nested in self.context.index.functions:
                 if nested.parent is info and nested.name == callable_.value:
-                    used = {n.id for n in walk_ast(nested.node) if isinstance(n, ast.Name)}
                     own = nested.local_names | set(nested.params)
-                    return f"a def nested in `{info.name}`", used - own
+                    return f"a def nested in `{info.name}`", names_used(nested) - own
         return None
 
     def _wraps_per_iteration(self, callable_: cst.BaseExpression) -> bool:
@@ -298,32 +256,6 @@ class JitOfFreshCallable(Rule):
         )
 
 
-def _repeats(call: ast.Call, statement: ast.stmt, index: ModuleIndex) -> bool:
-    """Is the jit evaluated repeatedly: inside a loop, or called at once (`jax.jit(g)(x)`)
-    in a function the module calls in a loop? (The rule's own test, read on the `ast`, so
-    that only such statements reach libcst.)"""
-    parents = index.memoized(
-        ("jax302-parents", id(statement)),
-        lambda: {
-            id(child): node for node in walk_ast(statement) for child in ast.iter_child_nodes(node)
-        },
-    )
-    immediately_called = False
-    node: ast.AST = call
-    parent = parents.get(id(node))
-    if isinstance(parent, ast.Call) and parent.func is call:
-        immediately_called = True
-    if _kept(call, parents):
-        return False
-    while parent is not None:
-        if isinstance(parent, (ast.For, ast.While, ast.comprehension, ast.ListComp)):
-            return True
-        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            return immediately_called and parent.name in _called_in_loops(index)
-        node, parent = parent, parents.get(id(parent))
-    return False
-
-
 def _calls_any(callable_: cst.CSTNode, names: set[str]) -> bool:
     """Does the callable call one of `names`, or a method of one (`alg(x)`, `partial(alg.step)`)?"""
     if not names:
@@ -349,89 +281,6 @@ def _calls_any(callable_: cst.CSTNode, names: set[str]) -> bool:
     return found
 
 
-def _kept(call: ast.Call, parents: dict[int, ast.AST]) -> bool:
-    """Is the jit stored into a container as it is made (`levels.append({"apply": jax.jit(f)})`,
-    `fns[name] = jax.jit(...)`)? One per item, kept and reused: not made anew per use."""
-    node: ast.AST = call
-    parent = parents.get(id(node))
-    while isinstance(parent, (ast.Dict, ast.List, ast.Tuple, ast.Set)):
-        node, parent = parent, parents.get(id(parent))
-    if isinstance(parent, ast.Assign) and parent.value is node:
-        return any(isinstance(t, (ast.Subscript, ast.Attribute)) for t in parent.targets)
-    return (
-        isinstance(parent, ast.Call)
-        and isinstance(parent.func, ast.Attribute)
-        and parent.func.attr in STORING_METHODS
-        and node is not parent.func
-    )
-
-
-def _nested_def_names(index: ModuleIndex) -> frozenset[str]:
-    """Names of the defs nested in functions of the module."""
-    return index.memoized(
-        "jax302-nested",
-        lambda: frozenset(f.name for f in index.functions if f.parent is not None),
-    )
-
-
-def _escapes(name: str, function: ast.AST) -> bool:
-    """Does `function` return its nested `name`, or store it (a factory, a cache): then it is
-    built once and kept, not made anew for each use."""
-    for node in walk_ast(function):
-        if isinstance(node, ast.Return):
-            kept: list[ast.AST] = [node.value] if node.value is not None else []
-        elif isinstance(node, ast.Assign):
-            stores = any(isinstance(t, (ast.Attribute, ast.Subscript)) for t in node.targets)
-            kept = [node.value] if stores else []
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            kept = list(node.args) if node.func.attr in STORING_METHODS else []
-        else:
-            continue
-        if any(_holds(value, name) for value in kept):
-            return True
-    return False
-
-
-def _holds(value: ast.AST, name: str) -> bool:
-    """Is `value` the function itself, a display holding it, or a transform of it not called
-    (`jax.vmap(g)`)? (`jax.vmap(g)(x)` returns what it computed, not the function.)"""
-    if isinstance(value, ast.Name):
-        return value.id == name
-    if isinstance(value, (ast.Tuple, ast.List, ast.Set)):
-        return any(_holds(e, name) for e in value.elts)
-    if isinstance(value, ast.Dict):
-        return any(_holds(v, name) for v in value.values)
-    if isinstance(value, ast.Call):
-        return any(_holds(a, name) for a in value.args)
-    return False
-
-
-def _called_in_loops(index: ModuleIndex) -> frozenset[str]:
-    """Names of functions (and methods, as `self.name`) the module calls inside a loop."""
-    return index.memoized("jax302-called-in-loops", lambda: _names_called_in_loops(index.tree))
-
-
-def _names_called_in_loops(tree: ast.Module) -> frozenset[str]:
-    names = set()
-    for loop in walk_ast(tree):
-        body: list[ast.AST] = []
-        if isinstance(loop, (ast.For, ast.While)):
-            body = list(loop.body)
-        elif isinstance(loop, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
-            body = [loop.elt]
-        elif isinstance(loop, ast.DictComp):
-            body = [loop.key, loop.value]
-        for statement in body:
-            for node in walk_ast(statement):
-                if isinstance(node, ast.Call):
-                    func = node.func
-                    if isinstance(func, ast.Name):
-                        names.add(func.id)
-                    elif isinstance(func, ast.Attribute):
-                        names.add(func.attr)
-    return frozenset(names)
-
-
 def _read_names(node: cst.CSTNode) -> set[str]:
     """Names read in an expression (`jnp` of `jnp.linalg.solve`, not `linalg` or `solve`)."""
     found: set[str] = set()
@@ -445,17 +294,3 @@ def _read_names(node: cst.CSTNode) -> set[str]:
         else:
             stack.extend(current.children)
     return found
-
-
-def _jit_decorator(decorator: ast.expr, index: ModuleIndex) -> bool:
-    """`@jax.jit`, `@jax.jit(...)` or `@partial(jax.jit, ...)`."""
-    func = decorator.func if isinstance(decorator, ast.Call) else decorator
-    qualified = index.imports.resolve(dotted_ast(func))
-    if qualified in JIT_APIS:
-        return True
-    return (
-        qualified in PARTIALS
-        and isinstance(decorator, ast.Call)
-        and bool(decorator.args)
-        and index.imports.resolve(dotted_ast(decorator.args[0])) in JIT_APIS
-    )

@@ -2,47 +2,35 @@
 
 from __future__ import annotations
 
-import ast
 import difflib
 from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from jaxlint.analysis.cst_text import code_of
+from jaxlint.analysis.cst_text import UNREADABLE, code_of, literal_value
+from jaxlint.analysis.host_queries.static_calls import (
+    DISPLAYS_TO_STATIC_ARGS,
+    called_in_module,
+    static_roots,
+)
 from jaxlint.analysis.jax_api import STATIC_PROJECTIONS
-from jaxlint.analysis.names import ImportTable, dotted_ast
-from jaxlint.analysis.scope import FunctionInfo, JitRoot, ModuleIndex, mapped_positions
+from jaxlint.analysis.names import ImportTable
+from jaxlint.analysis.scope import FunctionInfo, JitRoot, mapped_positions
+from jaxlint.analysis.static_params import (
+    annotated_as_array,
+    annotated_as_mutable_container,
+    list_only_use,
+    used_as_concrete,
+)
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.engine.edits import Edit, Refusal
 from jaxlint.engine.rule import Rule
 
 UNHASHABLE = "ValueError: Non-hashable static arguments are not supported"
 DISPLAYS = (cst.List, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp)
-AST_DISPLAYS = (ast.List, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp)
 ARRAY_MAKERS = ("jax.numpy.", "jax.random.", "numpy.array", "numpy.asarray", "numpy.zeros")
-ARRAY_TYPES = frozenset({"Array", "ndarray"})
 # `jnp` functions that return shapes, dtypes and type information: hashable, fine as static
 NOT_ARRAYS = STATIC_PROJECTIONS | {"jax.numpy.shape", "jax.numpy.size"}
-# where a parameter must be a concrete Python int, so marking it static is right whatever its
-# annotation says (`jnp.linspace(0, 1, n)`)
-CONCRETE_USES = frozenset(
-    {
-        "builtins.range",
-        "builtins.int",
-        "jax.numpy.linspace",
-        "jax.numpy.arange",
-        "jax.numpy.zeros",
-        "jax.numpy.ones",
-        "jax.numpy.empty",
-        "jax.numpy.full",
-        "jax.numpy.eye",
-        "jax.numpy.identity",
-        "jax.numpy.tri",
-    }
-)
-JAXTYPING = frozenset(
-    {"Float", "Int", "Bool", "Shaped", "Num", "Complex", "UInt", "Integer", "Inexact", "Real"}
-)
 
 
 class BadStaticArgs(Rule):
@@ -51,26 +39,7 @@ class BadStaticArgs(Rule):
     severity = "error"
     fix_kind = "safe"
     summary = "static_argnums/static_argnames that make jit raise ValueError"
-    host_node_types = (ast.Call,)
-
-    @classmethod
-    def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
-        if "vmap" in text and _has_static_methods(index):
-            return True  # `jax.vmap(partial(self.move, ...))` may map a static parameter
-        return any(name in text for name in _static_callables(index))
-
-    @classmethod
-    def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
-        """A call of a module-level jitted function (or a jit alias) passing a display."""
-        assert isinstance(node, ast.Call)  # (host_node_types)
-        func = node.func
-        if index.imports.resolve(dotted_ast(func)) == "jax.vmap":
-            # `jax.vmap(partial(self.move, ...))`: its calls may map a static parameter
-            return _maps_a_static_callable(node, index)
-        if not isinstance(func, ast.Name) or not _static_roots(func.id, index):
-            return False
-        values = [*node.args, *(k.value for k in node.keywords)]
-        return any(isinstance(v, (*AST_DISPLAYS, ast.Call)) for v in values)
+    host_query = DISPLAYS_TO_STATIC_ARGS
 
     @classmethod
     def may_apply(cls, unit: UnitSummary) -> bool:
@@ -95,7 +64,7 @@ class BadStaticArgs(Rule):
         index = self.context.index
 
         def called() -> bool:
-            return _called_in_module(info.name, index)
+            return called_in_module(info.name, index)
 
         for root in info.roots:
             for message in _spec_problems(info, root, called, index.imports):
@@ -111,7 +80,7 @@ class BadStaticArgs(Rule):
         if isinstance(node.func, cst.Name):
             roots = [
                 (info, root, _positional(info, root))
-                for info, root in _static_roots(node.func.value, index)
+                for info, root in static_roots(node.func.value, index)
             ]
         else:
             roots = self._own_method_roots(node.func)
@@ -158,8 +127,7 @@ class BadStaticArgs(Rule):
             mapped = mapped.args[0].value
         if isinstance(mapped, cst.Name):
             roots = [
-                (i, r, _positional(i, r))
-                for i, r in _static_roots(mapped.value, self.context.index)
+                (i, r, _positional(i, r)) for i, r in static_roots(mapped.value, self.context.index)
             ]
         else:
             roots = self._own_method_roots(mapped)
@@ -223,7 +191,7 @@ class BadStaticArgs(Rule):
         if what is None:
             return
         fix: Edit | Refusal
-        listed = _list_only_use(info, param) if isinstance(value, cst.List) else None
+        listed = list_only_use(info, param) if isinstance(value, cst.List) else None
         if listed is not None:
             fix = Refusal(
                 f"`{info.name}` uses `{param}` as a list ({listed}), where a tuple behaves "
@@ -252,69 +220,6 @@ class BadStaticArgs(Rule):
         )
 
 
-# what a tuple does as a list does: read, iterate, unpack, measure, convert
-_SEQUENCE_READERS = frozenset(
-    {
-        "len",
-        "tuple",
-        "list",
-        "sorted",
-        "enumerate",
-        "zip",
-        "reversed",
-        "iter",
-        "sum",
-        "min",
-        "max",
-        "any",
-        "all",
-        "set",
-        "frozenset",
-        "dict",
-        "map",
-        "filter",
-        "hash",
-    }
-)
-
-
-def _list_only_use(info: FunctionInfo, param: str) -> str | None:
-    """A use of parameter `param` in `info`'s body that a tuple in place of a list would change
-    (`isinstance(p, list)`, `p + [x]`, `p.append(x)`, `p == [1, 2]`, printing it, handing it to
-    a function that may do any of these), as text; None when every use reads it as a sequence:
-    `p[i]`, `for x in p`, `a, b = p`, `x in p`, `len(p)`, `jnp.asarray(p)`."""
-    parents: dict[int, ast.AST] = {}
-    for node in ast.walk(info.node):
-        for child in ast.iter_child_nodes(node):
-            parents[id(child)] = node
-    for node in ast.walk(info.node):
-        if not (isinstance(node, ast.Name) and node.id == param and isinstance(node.ctx, ast.Load)):
-            continue
-        parent = parents.get(id(node))
-        if isinstance(parent, ast.Subscript) and parent.value is node:
-            continue
-        if isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is node:
-            continue
-        if (
-            isinstance(parent, ast.Assign)
-            and parent.value is node
-            and all(isinstance(t, (ast.Tuple, ast.List)) for t in parent.targets)
-        ):
-            continue
-        if (
-            isinstance(parent, ast.Compare)
-            and all(isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops)
-            and node is not parent.left
-        ):
-            continue
-        if isinstance(parent, ast.Call) and node in parent.args:
-            callee = dotted_ast(parent.func) or ""
-            if callee in _SEQUENCE_READERS or callee.startswith(("jnp.", "np.", "jax.numpy.")):
-                continue
-        return ast.unparse(parent) if parent is not None else param
-    return None
-
-
 def _static_methods(unit: UnitSummary) -> set[str]:
     """The methods with static parameters of the classes the unit's functions belong to."""
     return {
@@ -334,86 +239,19 @@ def _tuple_elements(elements: Sequence[cst.BaseElement]) -> list[cst.BaseElement
     return items
 
 
-def _static_roots(name: str, index: ModuleIndex) -> list[tuple[FunctionInfo, JitRoot]]:
-    """The jit roots calling `name` goes through, when they have static parameters: a
-    decorated module-level function, or a `g = jax.jit(f, static_...)` alias."""
-    found = []
-    info = index.module_defs.get(name)
-    if info is not None:
-        found += [(info, r) for r in info.roots if r.via == "decorator" and r.static_params]
-    for target in index.aliases.get(name, []):
-        found += [(target, r) for r in target.roots if r.via == "call" and r.static_params]
-    return [(i, r) for i, r in found if i.class_info is None]
-
-
 def _vmap_axes(vmap: cst.Call, count: int) -> list[bool] | None:
     """Per positional argument of a call of `jax.vmap(f, in_axes)`: is it mapped? None when
     `in_axes` cannot be read (a name, a pytree of axes) or does not fit the call."""
     axes = next((a.value for a in vmap.args if a.keyword and a.keyword.value == "in_axes"), None)
     if axes is None and len(vmap.args) > 1 and vmap.args[1].keyword is None:
         axes = vmap.args[1].value
-    try:
-        value = 0 if axes is None else ast.literal_eval(code_of(axes))  # 0: the default
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+    value = 0 if axes is None else literal_value(axes)  # 0: the default
+    if value is UNREADABLE:
         return None
     if isinstance(value, (tuple, list)) and len(value) != count:
         return None
     mapped = mapped_positions(value, count)
     return None if None in mapped else [bool(m) for m in mapped]
-
-
-def _maps_a_static_callable(vmap: ast.Call, index: ModuleIndex) -> bool:
-    """Does `jax.vmap(f, ...)` map a jitted function with static parameters: `f` (or the
-    function a `partial` binds) a static callable of the module, or `self.<method>` of a class
-    jitting a method with static parameters? A local name for `f` may be either."""
-    mapped = vmap.args[0] if vmap.args else None
-    if (
-        isinstance(mapped, ast.Call)
-        and index.imports.resolve(dotted_ast(mapped.func)) == "functools.partial"
-        and mapped.args
-    ):
-        mapped = mapped.args[0]
-    if isinstance(mapped, ast.Attribute):
-        return _has_static_methods(index)
-    return isinstance(mapped, ast.Name) and (
-        mapped.id in _static_callables(index) or _has_static_methods(index)
-    )
-
-
-def _has_static_methods(index: ModuleIndex) -> bool:
-    """Does a class of the module jit a method with static parameters by decorator?"""
-    return index.memoized(
-        "jax304-static-methods",
-        lambda: any(
-            r.via == "decorator" and r.static_params
-            for class_info in index.classes.values()
-            for method in class_info.methods.values()
-            for r in method.roots
-        ),
-    )
-
-
-def _static_callables(index: ModuleIndex) -> frozenset[str]:
-    """The names whose calls go through a jit with static parameters (`_static_roots`)."""
-    return index.memoized(
-        "jax304-static-callables",
-        lambda: frozenset(
-            name for name in [*index.module_defs, *index.aliases] if _static_roots(name, index)
-        ),
-    )
-
-
-def _called_in_module(name: str, index: ModuleIndex) -> bool:
-    """Does the module call `name(...)`?"""
-    called = index.memoized(
-        "jax304-called",
-        lambda: frozenset(
-            node.func.id
-            for node in ast.walk(index.tree)
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-        ),
-    )
-    return name in called
 
 
 def _positional(info: FunctionInfo, root: JitRoot) -> tuple[str, ...]:
@@ -451,68 +289,19 @@ def _spec_problems(
                 f"argnames {{'{name}'}} in static_argnames\"{hint}"
             )
     for param in sorted(root.static_params or ()):
-        annotation = info.annotations.get(param)
         if (
-            annotation is not None
-            and _array_annotation(annotation)
+            annotated_as_array(info, param)
             and not called()
-            and not _used_as_concrete(info, param, imports)
+            and not used_as_concrete(info, param, imports)
         ):
             problems.append(
                 f"`{param}` of `{info.name}` is annotated as an array and marked static: "
                 f"arrays are not hashable, so every call raises {UNHASHABLE}; leave it traced"
             )
-        elif annotation is not None and _mutable_container_annotation(annotation) and not called():
+        elif annotated_as_mutable_container(info, param) and not called():
             problems.append(
                 f"`{param}` of `{info.name}` is annotated as a list, dict or set and marked "
                 f"static: those are not hashable, so a call passing one raises {UNHASHABLE}; "
                 "take a tuple (or leave it traced)"
             )
     return problems
-
-
-MUTABLE_CONTAINERS = frozenset(
-    {"list", "List", "dict", "Dict", "set", "Set", "MutableSequence", "MutableMapping"}
-)
-
-
-def _mutable_container_annotation(annotation: ast.expr) -> bool:
-    """`list[int]`, `List[int]`, `dict`, or a union one of whose members is one
-    (`Union[int, List[int]]`, `int | list[int]`)."""
-    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
-        return _mutable_container_annotation(annotation.left) or _mutable_container_annotation(
-            annotation.right
-        )
-    head = annotation.value if isinstance(annotation, ast.Subscript) else annotation
-    name = (dotted_ast(head) or "").split(".")[-1]
-    if name in ("Union", "Optional") and isinstance(annotation, ast.Subscript):
-        members = (
-            annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
-        )
-        return any(_mutable_container_annotation(m) for m in members)
-    return name in MUTABLE_CONTAINERS
-
-
-def _used_as_concrete(info: FunctionInfo, param: str, imports: ImportTable) -> bool:
-    """Is `param` used where only a concrete Python value works (`range(n)`, a shape, a
-    `linspace` count, a slice bound)? Then it is static on purpose, whatever its annotation."""
-    for node in ast.walk(info.node):
-        if isinstance(node, ast.Call) and imports.resolve(dotted_ast(node.func)) in CONCRETE_USES:
-            values = [*node.args, *(k.value for k in node.keywords)]
-        elif isinstance(node, ast.Slice):
-            values = [v for v in (node.lower, node.upper, node.step) if v is not None]
-        else:
-            continue
-        if any(isinstance(n, ast.Name) and n.id == param for v in values for n in ast.walk(v)):
-            return True
-    return False
-
-
-def _array_annotation(annotation: ast.expr) -> bool:
-    """`jax.Array`, `jnp.ndarray`, or jaxtyping's `Float[Array, "n"]` (not `ArrayLike`, which
-    takes Python numbers)."""
-    if isinstance(annotation, ast.Subscript):
-        head = (dotted_ast(annotation.value) or "").split(".")[-1]
-        first = annotation.slice.elts[0] if isinstance(annotation.slice, ast.Tuple) else None
-        return head in JAXTYPING and first is not None and _array_annotation(first)
-    return (dotted_ast(annotation) or "").split(".")[-1] in ARRAY_TYPES

@@ -2,36 +2,34 @@
 
 from __future__ import annotations
 
-import ast
 from typing import TypeGuard
 
 import libcst as cst
 
-from jaxlint.analysis.ast_walk import walk_ast
 from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.cst_walk import subtree
-from jaxlint.analysis.jax_api import JIT_APIS, is_array_api
-from jaxlint.analysis.names import calls_under, dotted_ast, target_names
-from jaxlint.analysis.scope import ClassInfo, FunctionInfo, ModuleIndex, imports_in
+from jaxlint.analysis.host_queries.row_loops import ROW_BY_ROW_WORK
+from jaxlint.analysis.instance_state import array_attribute, stores_on_self
+from jaxlint.analysis.jax_api import JIT_APIS
+from jaxlint.analysis.names import target_names
+from jaxlint.analysis.scope import FunctionInfo, calls_into
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
 from jaxlint.engine.edits import Edit, Refusal
 from jaxlint.engine.requests import ComprehensionToVmap
 from jaxlint.engine.rule import Rule, UnitContext
-from jaxlint.rules._comprehensions import STACKERS, stacked_comprehension, stacks_rows
+from jaxlint.rules._comprehensions import stacked_comprehension, stacks_rows
 from jaxlint.rules._host_loops import (
     accumulation,
     appended_names,
     carried_names,
     item_totals,
-    may_accumulate,
     names_read,
     starts_empty,
     straight_line,
     work_parts,
 )
 
-STACKER_NAMES = frozenset(q.rsplit(".", 1)[1] for q in STACKERS)
 KEY_DERIVERS = frozenset({"jax.random.split", "jax.random.fold_in"})
 WORK_PREFIXES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.random.")
 
@@ -42,37 +40,7 @@ class LoopInsteadOfVmap(Rule):
     severity = "info"
     fix_kind = "verified"
     summary = "host code calls JAX once per row and stacks: jax.vmap does it in one call"
-    host_node_types = (ast.Call, ast.For)
-
-    @classmethod
-    def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
-        # a stacked comprehension, or one bound to a name (`rows = [...]`) stacked later, or a
-        # loop adding to a total (`+=`, `.at[i].add`)
-        return " for " in text and (
-            any(f"{name}([" in text for name in STACKER_NAMES)
-            or ("= [" in text and any(f"{name}(" in text for name in STACKER_NAMES))
-            or "+=" in text
-            or ".at[" in text
-        )
-
-    @classmethod
-    def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
-        if isinstance(node, ast.For):
-            return may_accumulate(node)
-        assert isinstance(node, ast.Call)  # the other of host_node_types
-        func = node.func
-        args = node.args
-        # the stacker first: the names bound to comprehensions take a walk of the module
-        return (
-            1 <= len(args) <= 2  # `jnp.stack(rows, 0)`: the axis is read in `visit_Call`
-            and isinstance(args[0], (ast.ListComp, ast.Name))
-            and index.imports.resolve(dotted_ast(func)) in STACKERS
-            and (
-                isinstance(args[0], ast.ListComp)
-                # a name: a list built before (by a comprehension somewhere in the module)
-                or args[0].id in _comprehension_names(index)
-            )
-        )
+    host_query = ROW_BY_ROW_WORK
 
     @classmethod
     def may_apply(cls, unit: UnitSummary) -> bool:
@@ -316,7 +284,7 @@ class LoopInsteadOfVmap(Rule):
             and function is not None
             and function.class_info is not None
         ):
-            return _array_attribute(function.class_info, rows.attr.value, context.index)
+            return array_attribute(function.class_info, rows.attr.value, context.index)
         return False
 
     def _jax_call(self, elt: cst.CSTNode) -> str | None:
@@ -338,9 +306,7 @@ class LoopInsteadOfVmap(Rule):
                     jitted = info is not None and any(r.api in JIT_APIS for r in info.roots)
                     if jitted or name in index.aliases:
                         return name
-                    if info is not None and calls_under(
-                        info.node, imports_in(info, index.imports), WORK_PREFIXES
-                    ):
+                    if info is not None and calls_into(info, index.imports, WORK_PREFIXES):
                         return name  # a helper of the project doing JAX work, eagerly
                 method = self._jitted_method(func)
                 if method is not None:
@@ -371,9 +337,7 @@ class LoopInsteadOfVmap(Rule):
         if any(r.api in JIT_APIS for r in method.roots):
             return code_of(func)
         index = self.context.index
-        if calls_under(
-            method.node, imports_in(method, index.imports), WORK_PREFIXES
-        ) and not _stores_on_self(method):
+        if calls_into(method, index.imports, WORK_PREFIXES) and not stores_on_self(method):
             return code_of(func)
         return None
 
@@ -385,72 +349,4 @@ def _zipped(rows: cst.BaseExpression, context: UnitContext) -> TypeGuard[cst.Cal
         and context.resolve(rows.func) == "builtins.zip"
         and len(rows.args) >= 2
         and all(a.keyword is None and not a.star for a in rows.args)
-    )
-
-
-def _comprehension_names(index: ModuleIndex) -> frozenset[str]:
-    """Names the module binds to a list comprehension (`rows = [f(r) for r in x]`), or to an
-    empty list a `for` loop appends to (`rows = []`, then `rows.append(f(r))` in the loop)."""
-
-    def compute() -> frozenset[str]:
-        comprehensions: set[str] = set()
-        empty: set[str] = set()
-        appended: set[str] = set()
-        for node in walk_ast(index.tree):
-            if isinstance(node, ast.Assign):
-                names = {t.id for t in node.targets if isinstance(t, ast.Name)}
-                if isinstance(node.value, ast.ListComp):
-                    comprehensions |= names
-                elif isinstance(node.value, ast.List) and not node.value.elts:
-                    empty |= names
-            elif isinstance(node, ast.For):
-                appended |= {
-                    call.func.value.id
-                    for statement in node.body
-                    if isinstance(statement, ast.Expr)
-                    and isinstance(call := statement.value, ast.Call)
-                    and isinstance(call.func, ast.Attribute)
-                    and call.func.attr == "append"
-                    and isinstance(call.func.value, ast.Name)
-                }
-        return frozenset(comprehensions | (empty & appended))
-
-    return index.memoized("jax305-comprehension-names", compute)
-
-
-def _array_attribute(class_info: ClassInfo, attribute: str, index: ModuleIndex) -> bool:
-    """Does every `self.<attribute> = ...` in the class's methods store a JAX array (a call
-    into `jax.numpy`/`jax.random`/`jax.device_put`), and is there one?"""
-    values = [
-        node.value
-        for method in class_info.all_methods().values()
-        for node in ast.walk(method.node)
-        if isinstance(node, ast.Assign)
-        and any(
-            isinstance(t, ast.Attribute)
-            and t.attr == attribute
-            and isinstance(t.value, ast.Name)
-            and t.value.id == "self"
-            for t in node.targets
-        )
-    ]
-    return bool(values) and all(
-        isinstance(v, ast.Call)
-        and (
-            is_array_api(resolved := index.imports.resolve(dotted_ast(v.func)) or "")
-            or resolved == "jax.device_put"
-        )
-        for v in values
-    )
-
-
-def _stores_on_self(method: FunctionInfo) -> bool:
-    """Does the method assign an attribute of its `self` (`self.key, k = split(self.key)`)?"""
-    receiver = method.positional[0] if method.positional else None
-    return receiver is not None and any(
-        isinstance(node, ast.Attribute)
-        and isinstance(node.ctx, ast.Store)
-        and isinstance(node.value, ast.Name)
-        and node.value.id == receiver
-        for node in walk_ast(method.node)
     )

@@ -2,36 +2,16 @@
 
 from __future__ import annotations
 
-import ast
-import re
-
 import libcst as cst
 
 from jaxlint.analysis.cst_text import code_of
+from jaxlint.analysis.host_queries.clocks import CLOCK_CALLS, CLOCKS, TIMEITS, calls_a_clock
 from jaxlint.analysis.jax_api import ARRAY_NAMESPACES, JIT_APIS
 from jaxlint.analysis.jit_members import WAITING_JITS, attribute_makers, returns_when_done
-from jaxlint.analysis.names import dotted_ast
-from jaxlint.analysis.scope import ModuleIndex
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal
 from jaxlint.engine.rule import Rule
 
-CLOCKS = frozenset(
-    {
-        "time.time",
-        "time.perf_counter",
-        "time.monotonic",
-        "time.time_ns",
-        "time.perf_counter_ns",
-        "time.monotonic_ns",
-        "timeit.default_timer",
-    }
-)
-TIMEITS = frozenset({"timeit.timeit", "timeit.repeat"})
-CLOCK_NAMES = frozenset(q.rsplit(".", 1)[1] for q in CLOCKS | TIMEITS)
-# `time(`, `perf_counter (`: a clock name then a call; whole names are told apart in
-# `_calls_a_clock` (a leading `\b` makes the search several times slower)
-CLOCK_TEXT = re.compile(rf"(?:{'|'.join(sorted(CLOCK_NAMES))})\s*\(")
 # calls that wait for a JAX result (or read it to the host, which waits)
 SYNCS = frozenset(
     {
@@ -61,26 +41,12 @@ class TimingWithoutSync(Rule):
     severity = "warning"
     fix_kind = "safe"
     summary = "a clock stopped before the JAX work it times has finished: measures dispatch only"
-    host_node_types = (ast.Call,)
+    host_query = CLOCK_CALLS
 
     @classmethod
     def needs_finished_index(cls, text: str, async_members: frozenset[str]) -> bool:
         # `model.train_step(...)` timed: is it jitted in its module?
-        return any(f".{name}(" in text for name in async_members) and _calls_a_clock(text)
-
-    @classmethod
-    def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
-        return _calls_a_clock(text)
-
-    @classmethod
-    def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
-        assert isinstance(node, ast.Call)  # (host_node_types)
-        func = node.func
-        last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-        if last not in CLOCK_NAMES:
-            return False  # most calls: no import lookup
-        qualified = index.imports.resolve(dotted_ast(func))
-        return qualified in CLOCKS or qualified in TIMEITS
+        return any(f".{name}(" in text for name in async_members) and calls_a_clock(text)
 
     @classmethod
     def may_apply(cls, unit: UnitSummary) -> bool:
@@ -225,12 +191,10 @@ class TimingWithoutSync(Rule):
                 return info is None or not returns_when_done(info, self.context.index)
             return True
         if isinstance(call.func, cst.Attribute):
-            return self._jitted_method(call.func, self.context.index) or self._project_member(
-                call.func
-            )
-        return isinstance(call.func, cst.Name) and self._jitted_name(call.func, self.context.index)
+            return self._jitted_method(call.func) or self._project_member(call.func)
+        return isinstance(call.func, cst.Name) and self._jitted_name(call.func)
 
-    def _jitted_method(self, func: cst.Attribute, index: ModuleIndex) -> bool:
+    def _jitted_method(self, func: cst.Attribute) -> bool:
         """`self.train_step(...)`: a jitted method of the class, or an attribute every method
         that sets it binds to `jax.jit(...)` (`self.train_step = jax.jit(self._step)` in
         `__init__`), that returns before its result is computed."""
@@ -241,7 +205,7 @@ class TimingWithoutSync(Rule):
             function = function.parent
         if function is None or function.class_info is None:
             return False
-        name = func.attr.value
+        name, index = func.attr.value, self.context.index
         method = function.class_info.all_methods().get(name)
         if method is not None:
             return bool(method.roots) and not returns_when_done(method, index)
@@ -259,9 +223,10 @@ class TimingWithoutSync(Rule):
             return False  # a module's function (`utils.train_step`), not an object's member
         return func.attr.value in self.context.index.async_members
 
-    def _jitted_name(self, name: cst.Name, index: ModuleIndex) -> bool:
+    def _jitted_name(self, name: cst.Name) -> bool:
         """A jitted module-level function or alias, or a local bound to `jax.jit(...)`, that
         returns before its result is computed."""
+        index = self.context.index
         info = index.module_defs.get(name.value)
         targets = [info] if info is not None and info.roots else index.aliases.get(name.value)
         if targets:
@@ -300,11 +265,3 @@ def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
         if not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) or current is node:
             stack.extend(current.children)
     return found
-
-
-def _calls_a_clock(text: str) -> bool:
-    for match in CLOCK_TEXT.finditer(text):
-        start = match.start()
-        if start == 0 or not (text[start - 1].isalnum() or text[start - 1] == "_"):
-            return True
-    return False

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-import ast
-
 import libcst as cst
 
 from jaxlint.analysis.cst_text import code_of
-from jaxlint.analysis.names import dotted_ast
-from jaxlint.analysis.scope import ModuleIndex
+from jaxlint.analysis.host_queries.float64 import (
+    FLOAT64_MARKERS,
+    WIDE,
+    WIDE_STRINGS,
+    X64_OPTION,
+    arrays_made_before,
+)
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
 from jaxlint.engine.rule import Rule, UnitContext
 
-WIDE = {"float64": "float32", "int64": "int32", "uint64": "uint32", "complex128": "complex64"}
-WIDE_STRINGS = {**WIDE, "f8": "float32", "i8": "int32", "u8": "uint32", "c16": "complex64"}
 # Calls that read a dtype rather than make values of it: asking about float64 is fine.
 DTYPE_QUERIES = frozenset(
     {
@@ -31,8 +32,6 @@ DTYPE_QUERIES = frozenset(
 DTYPE_KEYWORDS = frozenset({"dtype", "param_dtype"})
 # Libraries whose layers and modules make JAX arrays of the dtypes they are given
 LAYER_LIBRARIES = ("flax.", "equinox.", "haiku.")
-X64_OPTION = "jax_enable_x64"
-TEXT_MARKERS = (*WIDE, "f8", "i8", "u8", "c16", X64_OPTION)
 
 
 class Float64WithoutX64(Rule):
@@ -40,22 +39,7 @@ class Float64WithoutX64(Rule):
     name = "float64-without-x64"
     severity = "info"
     summary = "a 64-bit dtype requested from JAX while jax_enable_x64 is off: silently 32-bit"
-    host_node_types = (ast.Attribute, ast.Constant, ast.Call)
-
-    @classmethod
-    def host_text(cls, text: str, index: ModuleIndex, lines: range) -> bool:
-        return any(marker in text for marker in TEXT_MARKERS)
-
-    @classmethod
-    def host_candidate(cls, node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
-        if isinstance(node, ast.Call):
-            return _is_x64_update(node)
-        if index.enables_x64:
-            return False
-        if isinstance(node, ast.Attribute):
-            return node.attr in WIDE
-        assert isinstance(node, ast.Constant)  # the last of host_node_types
-        return isinstance(node.value, str) and node.value in WIDE_STRINGS
+    host_query = FLOAT64_MARKERS
 
     @classmethod
     def may_apply(cls, unit: UnitSummary) -> bool:
@@ -131,7 +115,7 @@ class Float64WithoutX64(Rule):
         context = self.context
         if context.frame is None:
             line = context.span(node).line
-            made = _arrays_made_before(context.index, line)
+            made = arrays_made_before(context.index, line)
             if made is None:
                 return
             where = f"after module-level arrays were made (line {made}), which stay 32-bit"
@@ -178,48 +162,6 @@ class Float64WithoutX64(Rule):
             f'at startup (`jax.config.update("jax_enable_x64", True)`) if you need {wide}, or '
             f"ask for {narrow}",
         )
-
-
-ARRAY_MAKERS = ("jax.numpy.", "jax.random.", "jax.device_put")
-
-
-def _arrays_made_before(index: ModuleIndex, line: int) -> int | None:
-    """The line of the first module-level statement before `line` calling jax.numpy or
-    jax.random (making arrays at import), if any."""
-    for statement in index.tree.body:
-        if (statement.end_lineno or statement.lineno) >= line:
-            return None  # the statement holding the update (an `if __name__`, a `try`) too
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        for node in _executed_nodes(statement):
-            if isinstance(node, ast.Call):
-                qualified = index.imports.resolve(dotted_ast(node.func)) or ""
-                if qualified.startswith(ARRAY_MAKERS):
-                    return statement.lineno
-    return None
-
-
-def _executed_nodes(statement: ast.stmt) -> list[ast.AST]:
-    """The nodes of a statement that run when it does (not the bodies of lambdas it makes)."""
-    found: list[ast.AST] = []
-    stack: list[ast.AST] = [statement]
-    while stack:
-        node = stack.pop()
-        found.append(node)
-        if not isinstance(node, ast.Lambda):
-            stack.extend(ast.iter_child_nodes(node))
-    return found
-
-
-def _is_x64_update(node: ast.Call) -> bool:
-    func = node.func
-    return (
-        isinstance(func, ast.Attribute)
-        and func.attr == "update"
-        and bool(node.args)
-        and isinstance(node.args[0], ast.Constant)
-        and node.args[0].value == X64_OPTION
-    )
 
 
 def _option(node: cst.Call) -> str | None:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import ast
 import re
 
 import libcst as cst
 
 from jaxlint.analysis.cst_walk import walk
+from jaxlint.analysis.host_queries.prng_anchors import prng_anchor_calls
 from jaxlint.analysis.prng import KeyFinding
 from jaxlint.diagnostics import Span
 from jaxlint.engine.edits import Edit, Refusal, Replacement
@@ -21,6 +21,7 @@ class PrngKeyReuse(KeyFindingRule):
     severity = "warning"
     fix_kind = "suggestion"
     summary = "one PRNG key consumed twice: the two draws are identical or correlated"
+    host_query = prng_anchor_calls(code)
 
     def __init__(self, context: UnitContext) -> None:
         super().__init__(context)
@@ -84,7 +85,7 @@ class PrngKeyReuse(KeyFindingRule):
             self.seen[id(first)] = (node, self.statement, self.blocks[-1])
 
     def fix(self, second: cst.Call, finding: KeyFinding) -> Edit | Refusal:
-        name = finding.key.id if isinstance(finding.key, ast.Name) else None
+        name = finding.key_name
         if finding.seed:
             return Refusal("an integer seed, not a key: give each consumer its own seed by hand")
         if finding.tree:
@@ -97,7 +98,7 @@ class PrngKeyReuse(KeyFindingRule):
                 f"a local function draws from `{name}`, which it closes over: give it a key "
                 "parameter and split the key by hand"
             )
-        if name is None or not isinstance(finding.first_key, ast.Name):
+        if name is None or finding.first_key_name is None:
             return Refusal("the key is not a plain local name: split it by hand")
         assert finding.key is not None  # (a Name: `name` is its id)
         if finding.carried:
@@ -109,8 +110,8 @@ class PrngKeyReuse(KeyFindingRule):
         function = self.context.function
         if (
             function is not None
-            and finding.first is not None
-            and not function.start_line <= finding.first.lineno <= function.end_line
+            and finding.first_line is not None
+            and not function.start_line <= finding.first_line <= function.end_line
         ):
             # a branch or closure drawing again what its enclosing function drew
             return Refusal("the two consumers are in different functions: split the key by hand")
@@ -129,8 +130,8 @@ class PrngKeyReuse(KeyFindingRule):
         names = self._fresh_names(name)
         if names is None:
             return Refusal(f"`{name}1` and `{name}2` are taken: split the key by hand")
-        first_key = key_argument(self.context, first, finding.first_key)
-        second_key = key_argument(self.context, second, finding.key)
+        first_key = key_argument(self.context, first, finding, first=True)
+        second_key = key_argument(self.context, second, finding)
         if not isinstance(first_key, cst.Name) or not isinstance(second_key, cst.Name):
             return Refusal("the key is not passed as a plain argument: split it by hand")
         if self._batch_of_keys(first_key):
@@ -191,7 +192,7 @@ class PrngKeyReuse(KeyFindingRule):
         assert finding.first is not None and finding.first_key is not None
         consumer = self._call_at(self.context.index.span_of(finding.first.func))
         first_key = (
-            key_argument(self.context, consumer, finding.first_key)
+            key_argument(self.context, consumer, finding, first=True)
             if consumer is not None
             else None
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jaxlint.analysis.host_queries.prng_anchors import prng_anchor_calls
 from jaxlint.analysis.prng import KeyFinding
 from jaxlint.engine.edits import Edit, Refusal
 from jaxlint.rules._prng_rule import KeyFindingRule, key_argument, random_module
@@ -15,6 +16,7 @@ class PrngKeyInLoop(KeyFindingRule):
     severity = "warning"
     fix_kind = "suggestion"
     summary = "a PRNG key unchanged across loop iterations: every iteration draws the same numbers"
+    host_query = prng_anchor_calls(code)
 
     def fix(self, call: cst.Call, finding: KeyFinding) -> Edit | Refusal:
         if finding.loop is None:
@@ -44,7 +46,7 @@ class PrngKeyInLoop(KeyFindingRule):
                 f"the key has {finding.consumers} consumers per iteration: split it inside the "
                 "loop by hand"
             )
-        key = key_argument(self.context, call, finding.key)
+        key = key_argument(self.context, call, finding)
         if not isinstance(key, (cst.Name, cst.Attribute)):
             return Refusal("the key is not a plain argument of this call: fold it by hand")
         random, imports = random_module(self.context, call)
