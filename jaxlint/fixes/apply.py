@@ -6,8 +6,6 @@ import os
 from collections.abc import Iterable
 
 import libcst as cst
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor
 
 from jaxlint.engine.edits import Edit, ImportSpec, Replacement
 
@@ -32,6 +30,11 @@ def apply_edits(module: cst.Module, edits: Iterable[Edit]) -> cst.Module:
         imports.extend(edit.imports)
     updated = module.visit(_Replace(replacements))
     if imports:
+        # Here, not at the top: libcst.codemod (and the matchers it imports) is a third of a
+        # second every `jaxlint check` would pay, fix or no fix.
+        from libcst.codemod import CodemodContext
+        from libcst.codemod.visitors import AddImportsVisitor
+
         context = CodemodContext()
         for spec in dict.fromkeys(imports):
             AddImportsVisitor.add_needed_import(context, spec.module, spec.name)
