@@ -18,7 +18,8 @@ import stat
 import tempfile
 import tokenize
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -410,21 +411,54 @@ def _collect(
 ) -> list[FileOutcome]:
     outcomes: list[FileOutcome] = []
     lost_worker = False
-    futures = [pool.submit(_lint_each, chunk, config, options) for chunk in chunks]
+    futures = [_submitted(pool, chunk, config, options) for chunk in chunks]
     for chunk, future in zip(chunks, futures, strict=True):
         try:
-            outcomes.extend(future.result())
-        except BrokenProcessPool:  # a worker was killed (OOM killer, a signal): say so once
-            relinted = _lint_each(chunk, config, options)
-            if not lost_worker and relinted:
-                relinted[0] = replace(relinted[0], note=_join_notes(LOST_WORKER, relinted[0]))
-            lost_worker = True
-            outcomes.extend(relinted)
+            done = _settled(pool, future)
         except Exception:  # a result would not pickle: lint it here
-            outcomes.extend(_lint_each(chunk, config, options))
+            done = _lint_each(chunk, config, options)
+        if done is None:  # a worker was killed (OOM killer, a signal): say so once
+            done = _lint_each(chunk, config, options)
+            if not lost_worker and done:
+                done[0] = replace(done[0], note=_join_notes(LOST_WORKER, done[0]))
+            lost_worker = True
+        outcomes.extend(done)
         if progress is not None:
             progress.files_done(len(chunk))
     return outcomes
+
+
+def _submitted(
+    pool: ProcessPoolExecutor, chunk: Sequence[Path], config: Config, options: LintOptions
+) -> Future[list[FileOutcome]] | None:
+    """The chunk handed to the pool; None when the pool broke before it could be (a worker
+    killed while the chunks were still being handed out)."""
+    try:
+        return pool.submit(_lint_each, chunk, config, options)
+    except BrokenProcessPool:
+        return None
+
+
+def _settled(
+    pool: ProcessPoolExecutor, future: Future[list[FileOutcome]] | None
+) -> list[FileOutcome] | None:
+    """The chunk's outcomes; None when its worker was lost. A chunk handed out just as the pool
+    broke may never be settled: CPython fails the pending chunks of a broken pool without the
+    lock `submit` takes, so one submitted in between is left pending for ever (a killed worker
+    hung a run for 300 s here). Once the pool is broken, a chunk not settled is lost."""
+    if future is None:
+        return None
+    while True:
+        try:
+            return future.result(timeout=_POLL_S)
+        except BrokenProcessPool:
+            return None
+        except FutureTimeout:
+            if getattr(pool, "_broken", False):  # not public: set once a worker is lost
+                return None
+
+
+_POLL_S = 1.0
 
 
 def _worker_parent() -> int | None:

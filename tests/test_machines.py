@@ -97,6 +97,36 @@ def _children_of(pid: int) -> list[int]:
     return children
 
 
+def test_chunks_not_handed_out_before_the_pool_broke_are_linted_here(tmp_path: Path) -> None:
+    """A worker killed while the chunks are still being handed out breaks the pool under
+    `submit` (BrokenProcessPool from `submit` itself: an internal error, exit 2, before): each
+    chunk is linted in the main process, with the lost worker said once."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    from jaxlint import files
+    from jaxlint.engine.config import Config
+
+    paths = []
+    for number in range(4):
+        path = tmp_path / f"m{number}.py"
+        path.write_text("import jax\n\n@jax.jit\ndef f(x):\n    print(x)\n    return x\n")
+        paths.append(path)
+    with ProcessPoolExecutor(max_workers=1) as pool:
+        pool.submit(os.getpid).result()  # its one worker is up
+        for process in list(pool._processes.values()):
+            process.kill()
+        with pytest.raises(BrokenProcessPool):
+            while True:  # until the pool has noticed
+                pool.submit(os.getpid).result()
+        outcomes = files._collect(
+            pool, [paths[:2], paths[2:]], Config(), files.LintOptions(verify=False), None
+        )
+    assert [o.path for o in outcomes] == [str(p) for p in paths]
+    assert [d.code for o in outcomes for d in o.diagnostics] == ["JAX201"] * 4
+    assert [o.note for o in outcomes].count(LOST_WORKER) == 1
+
+
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="finds the workers in /proc")
 def test_a_worker_killed_mid_run_is_one_clear_line_and_its_files_are_still_linted(
     tmp_path: Path,
