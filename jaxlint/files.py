@@ -251,9 +251,8 @@ def index_project(
             between_modules=collect,
         )
     checked = {}
-    members = project.async_members
     for premise, path, text, diagnostics in done:
-        if any(rule.needs_finished_index(text, members) for rule in rules):
+        if any(rule.needs_finished_index(text, project.view(path)) for rule in rules):
             continue  # checked again, with what only the finished index knows
         if project.confirms(premise):
             checked[path] = EarlyCheck(text, diagnostics)
@@ -287,7 +286,8 @@ def _view_key(view: ProjectView | None) -> str:
     )
     consumers = sorted((name, list(map(list, c))) for name, c in view.key_consumers.items())
     members = sorted(view.async_members)
-    return json.dumps([view.package, marks, view.enables_x64, consumers, members])
+    looped = sorted(view.looped_methods)
+    return json.dumps([view.package, marks, view.enables_x64, consumers, members, looped])
 
 
 def lint_path(path: Path, config: Config, options: LintOptions = LintOptions()) -> FileOutcome:

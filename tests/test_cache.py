@@ -97,3 +97,38 @@ def test_a_change_in_another_module_reaches_the_file_it_traces(project: Path, ca
 def test_an_unwritable_cache_only_costs_time(project: Path, capsys) -> None:
     (project / CACHE_FOLDER).write_text("not a folder")
     assert check(capsys, "pkg") == [("losses.py", 7, "JAX201")]
+
+
+DRIVER = """
+    class Solver:
+        def run(self, x, steps):
+            for _ in range(steps):
+                x = self.step(x)
+            return x
+"""
+SUBCLASS = """
+    import jax
+
+    from .driver import Solver
+
+
+    class Descent(Solver):
+        def step(self, x):
+            @jax.jit
+            def update(y):
+                return y - 0.1 * y
+
+            for _ in range(3):
+                x = update(x)
+            return x
+"""
+
+
+def test_a_loop_in_another_module_reaches_the_method_it_calls(project: Path, capsys) -> None:
+    # descent.py is unchanged, but whether `step` runs in a loop depends on driver.py (JAX302)
+    for name, source in {"driver.py": DRIVER, "descent.py": SUBCLASS}.items():
+        (project / "pkg" / name).write_text(textwrap.dedent(source))
+    assert ("descent.py", 9, "JAX302") in check(capsys, "pkg")
+    driver = project / "pkg" / "driver.py"
+    driver.write_text(driver.read_text().replace("for _ in range(steps):", "if steps:"))
+    assert ("descent.py", 9, "JAX302") not in check(capsys, "pkg")

@@ -112,3 +112,19 @@ def test_a_jit_built_once_per_call_is_reused_by_its_loop(name):
     once = _compiles(lambda: entry(*LOOP_OK[name](1)))
     thrice = _compiles(lambda: entry(*LOOP_OK[name](3)))
     assert once >= 1 and thrice == once
+
+
+def test_a_nested_jit_in_a_method_a_base_class_loops_over_compiles_on_every_call(
+    monkeypatch, caplog
+) -> None:
+    """fixtures/project: `ImplicitStep.inference_step` (implicit.py, flagged) compiles its nested
+    jit on every call `ProximalStep.chained_inference_steps` (proximal.py) makes."""
+    monkeypatch.syspath_prepend(str(FIXTURES / "project"))
+    from trainer.implicit import ImplicitStep
+
+    step = ImplicitStep(maxiter=2)
+    x, a = jnp.ones((4, 2)), jnp.full(4, 0.25)
+    with jax.log_compiles(True), caplog.at_level(logging.WARNING):
+        step.chained_inference_steps(x, a, lambda y: jnp.sum(y**2, axis=1), 0.1, n_steps=3)
+    compiles = [r for r in caplog.records if "Compiling jit(descend)" in r.getMessage()]
+    assert len(compiles) == 3  # one per call of inference_step, though nothing else changed

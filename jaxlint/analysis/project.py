@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from jaxlint.analysis.host_queries.fresh_jits import methods_called_in_loops
 from jaxlint.analysis.jax_api import TraceKind, TraceReason
 from jaxlint.analysis.jit_members import async_members
 from jaxlint.analysis.names import ImportTable, absolute_module
@@ -34,6 +35,9 @@ MAX_CONSUMER_ROUNDS = 8  # rounds of following keys through other modules' consu
 # each method a class inherits from a base of another module that the class (or a base of its
 # module) does not define ("Sampler.*", "pkg.jobj.JObj", the names it defines)
 Export = tuple[str, str, tuple[str, ...]]
+# what a module says of its classes' members: (name, is it an async jitted callable) for each
+# (`async_members`), and the methods it calls through `self` in a loop
+ClassMembers = tuple[list[tuple[str, bool]], list[str]]
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,8 @@ class ProjectIndex:
     # names of the project's class members every one of which is a jitted callable that
     # returns before it is done (`jit_members.async_members`): known once the index is built
     async_members: frozenset[str] = frozenset()
+    # names some class of the project calls through `self` in a loop: known once it is built
+    looped_methods: frozenset[str] = frozenset()
     # folder → its top-level package folder (see `_program`), as this index found them
     _package_tops: dict[str, str | None] = field(default_factory=dict, repr=False)
     _packages: frozenset[str] | None = field(default=None, repr=False)
@@ -91,6 +97,7 @@ class ProjectIndex:
             self.key_consumers,
             self._packages,
             self.async_members,
+            self.looped_methods,
         )
 
 
@@ -249,12 +256,14 @@ def build_project_index(
     asked: dict[str, Asked] = {}  # module → the project consumers its summary asked
     reexports: dict[str, list[Export]] = {}  # module name → what it re-exports
     members: dict[str, bool] = {}  # class member name → is every one an async jitted callable
+    looped: set[str] = set()  # methods called through `self` in a loop
     for key in importers_first(sources, index.sites, by_name):
-        outgoing, consumers, parsed, asked[key], exported, listed = _outgoing(
+        outgoing, consumers, parsed, asked[key], exported, (listed, in_loops) = _outgoing(
             sources[key], index, key, jit_decorators, store, keep=on_parsed is not None
         )
         for name, jitted in listed:
             members[name] = members.get(name, True) and jitted
+        looped.update(in_loops)
         if exported:
             reexports[index.sites[key].name] = exported
         if parsed is not None and on_parsed is not None:
@@ -279,6 +288,7 @@ def build_project_index(
         index, sources, asked, reexports, jit_decorators, store, on_parsed, between_modules
     )
     index.async_members = frozenset(name for name, jitted in members.items() if jitted)
+    index.looped_methods = frozenset(looped)
     return index
 
 
@@ -468,12 +478,13 @@ def _outgoing(
     ParsedModule | None,
     Asked,
     list[Export],
-    list[tuple[str, bool]],
+    ClassMembers,
 ]:
     """What the module's traced code calls in other modules, its functions that consume PRNG
     keys (both empty when it does not parse); with `keep`, the module as parsed; the project
     consumers it asked about; what it re-exports of its package (`_project_reexports`) or its
-    classes inherit from other modules; and its classes' members (`async_members`)."""
+    classes inherit from other modules; and its classes' members (`async_members`) with the
+    methods it calls through `self` in loops (`methods_called_in_loops`)."""
     key = ""
     site = project.sites[path]
     marks = project.marks.get(path, {})
@@ -489,14 +500,15 @@ def _outgoing(
             outgoing = [(q, TraceKind(k), TraceReason.from_json(how)) for q, k, how in calls]
             exports = [(n, t, tuple(own)) for n, t, own in exported]
             consumed = _consumers_from_json(consumers)
-            listed = [(n, bool(j)) for n, j in members]
-            return outgoing, consumed, None, Asked.from_json(names), exports, listed
+            listed = [(n, bool(j)) for n, j in members[0]]
+            facts = (listed, list(members[1]))
+            return outgoing, consumed, None, Asked.from_json(names), exports, facts
     parsed = None
     try:
         text = data.decode("utf-8")
         module = _index_of(text, path, jit_decorators, package, marks)
     except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
-        outgoing, consumers, names, exports, members = [], {}, Asked(), [], []
+        outgoing, consumers, names, exports, members = [], {}, Asked(), [], ([], [])
     else:
         view = AskedNames({})
         module.key_consumers = view
@@ -505,7 +517,7 @@ def _outgoing(
         names = view.asked
         exports = _project_reexports(module.imports, package) if _is_init(path) else []
         exports += _inherited_methods(module)
-        members = async_members(module)
+        members = (async_members(module), methods_called_in_loops(module.tree))
         if keep:
             parsed = _parsed(project, path, text, module)
     if store is not None:

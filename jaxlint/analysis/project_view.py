@@ -27,6 +27,9 @@ class ProjectView:
     # callable that returns before its result is computed (`model.train_step(...)` on a model
     # of another module); read only by checks made once the index is finished
     async_members: frozenset[str] = frozenset()
+    # methods some class of the project calls through `self` inside a loop (a base class's
+    # driver loop calls what subclasses of other modules define); read once the index is finished
+    looped_methods: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -374,6 +374,8 @@ class ModuleIndex:
     # names every class of the project binds to a jitted callable that returns before its
     # result is computed (ProjectView; `jit_members.async_members`)
     async_members: frozenset[str] = frozenset()
+    # names some class of the project calls through `self` inside a loop (ProjectView)
+    looped_methods: frozenset[str] = frozenset()
     # calls from traced code to functions imported from elsewhere: (qualified callee, trace kind,
     # caller); the project index marks the callees traced in their own modules
     outgoing: list[tuple[str, TraceKind, TraceReason]] = field(default_factory=list)

@@ -204,13 +204,14 @@ def _index(
 
 
 def _project_facts(index: ModuleIndex, project: ProjectView | None) -> None:
-    """What the index learns from the project: x64, the project's key consumers and its
-    classes' jitted members."""
+    """What the index learns from the project: x64, the project's key consumers, its classes'
+    jitted members and the methods it calls in loops through `self`."""
     project = project or ProjectView()
     index.enables_x64 = project.enables_x64 or mentions_x64(index.text)
     index.key_consumers = project.key_consumers
     index.project_packages = project.packages
     index.async_members = project.async_members
+    index.looped_methods = project.looped_methods
 
 
 KEY_TEXT = re.compile(r"key|rng|seed", re.IGNORECASE)

@@ -13,6 +13,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper
 
 from jaxlint.analysis.host_queries import HostQuery
+from jaxlint.analysis.project_view import ProjectView
 from jaxlint.analysis.query import Query
 from jaxlint.analysis.scope import FunctionInfo, ModuleIndex
 from jaxlint.diagnostics import FixKind, Severity, Span
@@ -74,10 +75,10 @@ class Rule:
         return True
 
     @classmethod
-    def needs_finished_index(cls, text: str, async_members: frozenset[str]) -> bool:
+    def needs_finished_index(cls, text: str, project: ProjectView) -> bool:
         """Does the rule read, in a module of this text, what only the finished project index
-        knows (`ModuleIndex.async_members`, given as the finished index has them)? Then a check
-        made while the index was being built is made again."""
+        knows (`ProjectView.async_members`, `looped_methods`: `project` is the finished index's
+        view of the module)? Then a check made while the index was being built is made again."""
         return False
 
     @classmethod

@@ -15,12 +15,13 @@ from jaxlint.analysis.host_queries.fresh_jits import (
     REPEATED_FRESH_JITS,
     STORING_METHODS,
     WRAPPING_TRANSFORMS,
-    called_in_loops,
+    called_in_a_loop,
     escapes,
     names_used,
 )
 from jaxlint.analysis.jax_api import JIT_APIS
 from jaxlint.analysis.names import target_names
+from jaxlint.analysis.project_view import ProjectView
 from jaxlint.analysis.scope import FunctionInfo
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.engine.rule import Rule, UnitContext
@@ -36,6 +37,13 @@ class JitOfFreshCallable(Rule):
 
     # host code: a jit of a fresh callable inside a loop, or in a function called in one
     host_query = REPEATED_FRESH_JITS
+
+    @classmethod
+    def needs_finished_index(cls, text: str, project: ProjectView) -> bool:
+        # a method that jits a nested def, called in a loop by a class of another module
+        return any(f"def {name}(" in text for name in project.looped_methods) and any(
+            name in text for name in JIT_NAMES
+        )
 
     @classmethod
     def may_apply(cls, unit: UnitSummary) -> bool:
@@ -96,8 +104,7 @@ class JitOfFreshCallable(Rule):
         # or made on every call of a function the module calls in a loop, and used there only
         # (`_weights(self, X)` jitting a nested solver, called once per `fit` iteration)
         if not in_loop and (
-            info.parent.name not in called_in_loops(self.context.index)
-            or escapes(info.name, info.parent)
+            not called_in_a_loop(info.parent, self.context.index) or escapes(info.name, info.parent)
         ):
             return
         if in_loop and self._items and _calls_any(node, self._items[-1]):
@@ -155,7 +162,7 @@ class JitOfFreshCallable(Rule):
         if not in_loop and not (
             id(node) in self._calls
             and info is not None
-            and info.name in called_in_loops(self.context.index)
+            and called_in_a_loop(info, self.context.index)
         ):
             # built once per call of a function nothing here calls repeatedly (a test, `main`),
             # or built and kept (a factory, a training loop's step)
@@ -240,7 +247,9 @@ class JitOfFreshCallable(Rule):
         if in_loop:
             where = "on every iteration of the loop"
         else:
-            where = f"on every call of `{info.name}`" if info is not None else "each time"
+            # (only a function called in a loop is reported so: say so, as the loop may be in
+            # another module, a base class's driver calling `self.<name>`)
+            where = f"on every call of `{info.name}`, which a loop calls" if info else "each time"
         local = sorted(
             captured & (info.local_names | set(info.params)) if info is not None else set()
         )

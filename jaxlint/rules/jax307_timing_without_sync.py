@@ -8,6 +8,7 @@ from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.host_queries.clocks import CLOCK_CALLS, CLOCKS, TIMEITS, calls_a_clock
 from jaxlint.analysis.jax_api import ARRAY_NAMESPACES, JIT_APIS
 from jaxlint.analysis.jit_members import WAITING_JITS, attribute_makers, returns_when_done
+from jaxlint.analysis.project_view import ProjectView
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal
 from jaxlint.engine.rule import Rule
@@ -44,9 +45,10 @@ class TimingWithoutSync(Rule):
     host_query = CLOCK_CALLS
 
     @classmethod
-    def needs_finished_index(cls, text: str, async_members: frozenset[str]) -> bool:
+    def needs_finished_index(cls, text: str, project: ProjectView) -> bool:
         # `model.train_step(...)` timed: is it jitted in its module?
-        return any(f".{name}(" in text for name in async_members) and calls_a_clock(text)
+        members = project.async_members
+        return any(f".{name}(" in text for name in members) and calls_a_clock(text)
 
     @classmethod
     def may_apply(cls, unit: UnitSummary) -> bool:

@@ -87,7 +87,9 @@ def _repeats(call: ast.Call, statement: ast.stmt, index: ModuleIndex) -> bool:
         if isinstance(parent, (ast.For, ast.While, ast.comprehension, ast.ListComp)):
             return True
         if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            return immediately_called and parent.name in called_in_loops(index)
+            return immediately_called and (
+                parent.name in called_in_loops(index) or parent.name in index.looped_methods
+            )
         node, parent = parent, parents.get(id(parent))
     return False
 
@@ -136,7 +138,23 @@ def called_in_loops(index: ModuleIndex) -> frozenset[str]:
     return index.memoized("jax302-called-in-loops", lambda: _names_called_in_loops(index.tree))
 
 
-def _names_called_in_loops(tree: ast.Module) -> frozenset[str]:
+def called_in_a_loop(function: FunctionInfo, index: ModuleIndex) -> bool:
+    """Does the module call `function` inside a loop, or, for a method, does a class of the
+    project call a method of that name through `self` inside one? (A base class's driver loop,
+    `for _ in range(n): y = self.inference_step(y)`, runs whatever a subclass in another module
+    defines under that name.)"""
+    if function.name in called_in_loops(index):
+        return True
+    return function.class_info is not None and function.name in index.looped_methods
+
+
+def methods_called_in_loops(tree: ast.Module) -> list[str]:
+    """Names the module calls through `self` inside a loop (`self.step(...)`), for the project
+    index: what it collects of every module is `ModuleIndex.looped_methods`."""
+    return sorted(_names_called_in_loops(tree, through_self=True))
+
+
+def _names_called_in_loops(tree: ast.Module, through_self: bool = False) -> frozenset[str]:
     names = set()
     for loop in walk_ast(tree):
         body: list[ast.AST] = []
@@ -150,11 +168,17 @@ def _names_called_in_loops(tree: ast.Module) -> frozenset[str]:
             for node in walk_ast(statement):
                 if isinstance(node, ast.Call):
                     func = node.func
-                    if isinstance(func, ast.Name):
+                    if isinstance(func, ast.Name) and not through_self:
                         names.add(func.id)
-                    elif isinstance(func, ast.Attribute):
+                    elif isinstance(func, ast.Attribute) and (
+                        not through_self or _is_self(func.value)
+                    ):
                         names.add(func.attr)
     return frozenset(names)
+
+
+def _is_self(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id == "self"
 
 
 def escapes(name: str, function: FunctionInfo) -> bool:
