@@ -467,89 +467,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="lint files (and fix them with --fix)")
     check.add_argument("paths", nargs="*", metavar="PATHS", help="files or folders; - for stdin")
-    check.add_argument("--fix", action="store_true", help="apply safe and verified fixes")
-    check.add_argument(
-        "--unsafe-fixes", action="store_true", help="also apply fixes that failed verification"
-    )
-    check.add_argument(
-        "--diff", action="store_true", help="print the fixes as a diff; write nothing"
-    )
-    check.add_argument("--no-verify", action="store_true", help="skip verification with real JAX")
-    for option, text in (
-        ("--select", "enable exactly these codes or prefixes (e.g. JAX1,JAX303)"),
-        ("--extend-select", "enable these codes in addition"),
-        ("--ignore", "disable these codes or prefixes"),
-    ):
-        check.add_argument(option, type=_codes, action="extend", metavar="CODES", help=text)
-    check.add_argument(
-        "--extend-ignore", dest="ignore", type=_codes, action="extend", metavar="CODES",
-        help="the same as --ignore (added to the configuration's ignore)",
-    )  # fmt: skip
-    check.add_argument(
-        "--per-file-ignores",
-        action="append",
-        metavar="PATTERN:CODES",
-        help="ignore CODES in files matching PATTERN (added to the configuration's), repeatable",
-    )
-    check.add_argument(
-        "--fix-only",
-        action="store_true",
-        help="apply fixes like --fix, but report only what was fixed and exit 0 for the rest",
-    )
-    check.add_argument(
-        "--show-fixes", action="store_true", help="list the fixes applied, after the report"
-    )
-    check.add_argument(
-        "--exit-non-zero-on-fix",
-        action="store_true",
-        help="exit 1 when fixes were written, even if no diagnostic is left",
-    )
-    check.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE")
-    check.add_argument(
-        "--quiet", "-q", action="store_true", help="no progress line and no summary line"
-    )
-    check.add_argument(
-        "--color",
-        choices=("auto", "always", "never"),
-        default="auto",
-        help="colour the text report (auto: on a terminal, unless NO_COLOR is set)",
-    )
-    check.add_argument(
-        "--force-exclude",
-        action="store_true",
-        help="apply exclude and .gitignore to files named on the command line too (pre-commit)",
-    )
-    check.add_argument(
-        "--output-format",
-        choices=FORMATS,
-        default="concise",
-        help="concise (default: a line per finding, [*] where --fix rewrites it), full (the "
-        "whole message and fix status; `text` is its old name), json, sarif or github",
-    )
-    check.add_argument("--statistics", action="store_true", help="print counts per rule code")
-    check.add_argument(
-        "--jobs",
-        "-j",
-        type=int,
-        default=None,
-        metavar="N",
-        help="processes to lint and verify in (default: the cores this machine gives jaxlint)",
-    )
-    check.add_argument(
-        "--watch",
-        "-w",
-        action="store_true",
-        help="check again whenever a checked file or the configuration changes (Ctrl-C stops)",
-    )
-    check.add_argument(
-        "--no-cache",
-        action="store_true",
-        help="do not read or write .jaxlint_cache/ (results keyed by file content and config)",
-    )
-    check.add_argument("--config", metavar="FILE", help="pyproject.toml or jaxlint.toml to use")
-    check.add_argument("--exit-zero", action="store_true", help="exit 0 even with diagnostics")
-    check.add_argument("--stdin-filename", metavar="NAME", help="the path reported for stdin")
-    check.add_argument("--show-source", action="store_true", help="show the flagged source line")
+    _add_fix_options(check)
+    _add_selection_options(check)
+    _add_output_options(check)
+    _add_run_options(check)
     _add_examples_options(check, "; only used with --fix or --diff")
     check.set_defaults(handler=run_check)
 
@@ -573,6 +494,105 @@ def build_parser() -> argparse.ArgumentParser:
     for command in commands.choices.values():
         command.set_defaults(parser=command)  # to reject a stray option with its own usage
     return parser
+
+
+def _add_fix_options(check: argparse.ArgumentParser) -> None:
+    """`check`: whether and how fixes are applied."""
+    check.add_argument("--fix", action="store_true", help="apply safe and verified fixes")
+    check.add_argument(
+        "--unsafe-fixes", action="store_true", help="also apply fixes that failed verification"
+    )
+    check.add_argument(
+        "--diff", action="store_true", help="print the fixes as a diff; write nothing"
+    )
+    check.add_argument("--no-verify", action="store_true", help="skip verification with real JAX")
+    check.add_argument(
+        "--fix-only",
+        action="store_true",
+        help="apply fixes like --fix, but report only what was fixed and exit 0 for the rest",
+    )
+    check.add_argument(
+        "--show-fixes", action="store_true", help="list the fixes applied, after the report"
+    )
+    check.add_argument(
+        "--exit-non-zero-on-fix",
+        action="store_true",
+        help="exit 1 when fixes were written, even if no diagnostic is left",
+    )
+
+
+def _add_selection_options(check: argparse.ArgumentParser) -> None:
+    """`check`: which rule codes run, and on which files."""
+    for option, text in (
+        ("--select", "enable exactly these codes or prefixes (e.g. JAX1,JAX303)"),
+        ("--extend-select", "enable these codes in addition"),
+        ("--ignore", "disable these codes or prefixes"),
+    ):
+        check.add_argument(option, type=_codes, action="extend", metavar="CODES", help=text)
+    check.add_argument(
+        "--extend-ignore", dest="ignore", type=_codes, action="extend", metavar="CODES",
+        help="the same as --ignore (added to the configuration's ignore)",
+    )  # fmt: skip
+    check.add_argument(
+        "--per-file-ignores",
+        action="append",
+        metavar="PATTERN:CODES",
+        help="ignore CODES in files matching PATTERN (added to the configuration's), repeatable",
+    )
+    check.add_argument(
+        "--force-exclude",
+        action="store_true",
+        help="apply exclude and .gitignore to files named on the command line too (pre-commit)",
+    )
+
+
+def _add_output_options(check: argparse.ArgumentParser) -> None:
+    """`check`: what the report looks like and where it goes."""
+    check.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE")
+    check.add_argument(
+        "--quiet", "-q", action="store_true", help="no progress line and no summary line"
+    )
+    check.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour the text report (auto: on a terminal, unless NO_COLOR is set)",
+    )
+    check.add_argument(
+        "--output-format",
+        choices=FORMATS,
+        default="concise",
+        help="concise (default: a line per finding, [*] where --fix rewrites it), full (the "
+        "whole message and fix status; `text` is its old name), json, sarif or github",
+    )
+    check.add_argument("--statistics", action="store_true", help="print counts per rule code")
+
+
+def _add_run_options(check: argparse.ArgumentParser) -> None:
+    """`check`: processes, watching, the cache and the configuration file."""
+    check.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=None,
+        metavar="N",
+        help="processes to lint and verify in (default: the cores this machine gives jaxlint)",
+    )
+    check.add_argument(
+        "--watch",
+        "-w",
+        action="store_true",
+        help="check again whenever a checked file or the configuration changes (Ctrl-C stops)",
+    )
+    check.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="do not read or write .jaxlint_cache/ (results keyed by file content and config)",
+    )
+    check.add_argument("--config", metavar="FILE", help="pyproject.toml or jaxlint.toml to use")
+    check.add_argument("--exit-zero", action="store_true", help="exit 0 even with diagnostics")
+    check.add_argument("--stdin-filename", metavar="NAME", help="the path reported for stdin")
+    check.add_argument("--show-source", action="store_true", help="show the flagged source line")
 
 
 def _with_default_command(argv: list[str]) -> list[str]:

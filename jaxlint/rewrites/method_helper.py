@@ -20,7 +20,7 @@ from typing import TypeGuard
 import libcst as cst
 
 from jaxlint.analysis.cst_walk import walk
-from jaxlint.analysis.scope import ClassInfo, JitRoot
+from jaxlint.analysis.scope import ClassInfo, FunctionInfo, JitRoot
 from jaxlint.engine.edits import Edit, ImportSpec, Refusal, Replacement
 from jaxlint.engine.rule import UnitContext
 from jaxlint.rules._codegen import fresh_name, is_docstring, names_in
@@ -107,6 +107,52 @@ def helper_edit(method: cst.FunctionDef, root: JitRoot, context: UnitContext) ->
     info = context.function
     assert info is not None and info.class_info is not None
     class_info = info.class_info
+    refusal = _unsupported_jit(method, root, info, context)
+    if refusal is not None:
+        return refusal
+    options = _jit_options(method.decorators[0])
+    if isinstance(options, Refusal):
+        return options
+    jit, keywords = options
+    reading = _read_method(method, keywords, info, context)
+    if isinstance(reading, Refusal):
+        return reading
+    uses, signature, method_static, donated = reading
+    static = _static_attributes(uses, class_info, context, info.positional[0])
+    if isinstance(static, Refusal):
+        return static
+
+    receiver = info.positional[0]
+    taken = set(context.index.imports.aliases) | set(context.index.imports.module_defined)
+    class_name = class_info.node.name
+    helper_name = fresh_name(f"_{_snake(class_name)}_{info.name.strip('_')}", taken)
+    # helper parameters: traced attributes, then static ones, then the method's own
+    ordered = [a for a in uses.attributes if a not in static] + static
+    attribute_params = _attribute_parameters(
+        ordered, uses.names | set(signature.names) | {receiver, helper_name}, receiver
+    )
+    static_names = [attribute_params[a] for a in static] + method_static
+    decorator, imports = _helper_decorator(jit, keywords, static_names, donated, context)
+    helper_def = _helper_def(method, helper_name, attribute_params, receiver, decorator)
+    new_method = _forwarding_method(method, helper_name, list(attribute_params), receiver)
+    notes = [f"static: {', '.join(static_names)}"] if static_names else []
+    if donated:
+        notes.append(f"donated: {', '.join(donated)}")
+    return Edit(
+        replacements=_placed(method, new_method, helper_def, class_name, context),
+        description=f"jitted method → module-level helper `{helper_name}`"
+        + (f" ({'; '.join(notes)})" if notes else ""),
+        imports=imports,
+        verify_target=f"{class_name}.{info.name}",
+        module_names=(helper_name,),
+        restages=True,
+    )
+
+
+def _unsupported_jit(
+    method: cst.FunctionDef, root: JitRoot, info: FunctionInfo, context: UnitContext
+) -> Refusal | None:
+    """Why the jit itself rules the rewrite out (before the method's body is read)."""
     if info.is_classmethod:
         return Refusal(
             "for a classmethod, `static_argnums=0` is the simpler fix (classes hash by identity)"
@@ -123,10 +169,17 @@ def helper_edit(method: cst.FunctionDef, root: JitRoot, context: UnitContext) ->
         return Refusal(
             f"the module uses `{info.name}.{jit_attribute}`, which the plain method would not have"
         )
-    options = _jit_options(method.decorators[0])
-    if isinstance(options, Refusal):
-        return options
-    jit, keywords = options
+    return None
+
+
+def _read_method(
+    method: cst.FunctionDef,
+    keywords: dict[str, cst.Arg],
+    info: FunctionInfo,
+    context: UnitContext,
+) -> tuple[_SelfUses, _Signature, list[str], list[str]] | Refusal:
+    """What the method reads of its receiver, its signature, and the parameters its jit makes
+    static and donates; or why the method cannot become a helper."""
     receiver = info.positional[0]
     modules = {
         local
@@ -138,7 +191,8 @@ def helper_edit(method: cst.FunctionDef, root: JitRoot, context: UnitContext) ->
     if uses.problem:
         return Refusal(uses.problem)
     signature = _Signature.of(method.params)
-    problem = _signature_problem(method, signature, _class_scope_names(class_info.node))
+    assert info.class_info is not None
+    problem = _signature_problem(method, signature, _class_scope_names(info.class_info.node))
     if problem:
         return Refusal(problem)
     method_static = _argument_names(keywords, "static", signature, receiver)
@@ -150,6 +204,14 @@ def helper_edit(method: cst.FunctionDef, root: JitRoot, context: UnitContext) ->
     problem = _default_problem(signature, set(method_static), uses.static_names)
     if problem:
         return Refusal(problem)
+    return uses, signature, method_static, donated
+
+
+def _static_attributes(
+    uses: _SelfUses, class_info: ClassInfo, context: UnitContext, receiver: str
+) -> list[str] | Refusal:
+    """The attributes the helper takes as static arguments (the others are traced), or why one
+    of them can be neither."""
     bases = _with_bases(class_info)
     stores = _AttributeStores(context.index.tree, bases, _subclasses(bases, context))
     static: list[str] = []
@@ -159,46 +221,28 @@ def helper_edit(method: cst.FunctionDef, root: JitRoot, context: UnitContext) ->
             return decision
         if decision:
             static.append(attribute)
+    return static
 
-    taken = set(context.index.imports.aliases) | set(context.index.imports.module_defined)
-    class_name = class_info.node.name
-    helper_name = fresh_name(f"_{_snake(class_name)}_{info.name.strip('_')}", taken)
-    # helper parameters: traced attributes, then static ones, then the method's own
-    ordered = [a for a in uses.attributes if a not in static] + static
-    attribute_params = _attribute_parameters(
-        ordered, uses.names | set(signature.names) | {receiver, helper_name}, receiver
-    )
-    static_names = [attribute_params[a] for a in static] + method_static
-    decorator, imports = _helper_decorator(jit, keywords, static_names, donated, context)
-    helper_def = _helper_def(method, helper_name, attribute_params, receiver, decorator)
-    new_method = _forwarding_method(method, helper_name, list(attribute_params), receiver)
+
+def _placed(
+    method: cst.FunctionDef,
+    new_method: cst.FunctionDef,
+    helper_def: cst.FunctionDef,
+    class_name: str,
+    context: UnitContext,
+) -> dict[cst.CSTNode, Replacement]:
+    """The replacements that swap the method for its forwarding version and put the helper
+    after its class (after the helpers made for the class's other methods: method order)."""
     class_node = _module_class(context.wrapper.module, method)
     if class_node is None:
         # A unit parsed on its own (check mode) has no class around the method: the edit is
         # rebuilt on the whole module when fixing.
-        replacements: dict[cst.CSTNode, Replacement] = {method: new_method}
-    else:
-        new_class = class_node.deep_replace(method, new_method)
-        anchor = _last_helper_after(context.wrapper.module, class_node, f"_{_snake(class_name)}_")
-        if anchor is None:
-            replacements = {class_node: cst.FlattenSentinel([new_class, helper_def])}
-        else:  # after the helpers made for this class's other methods: keep method order
-            replacements = {
-                class_node: new_class,
-                anchor: cst.FlattenSentinel([anchor, helper_def]),
-            }
-    notes = [f"static: {', '.join(static_names)}"] if static_names else []
-    if donated:
-        notes.append(f"donated: {', '.join(donated)}")
-    return Edit(
-        replacements=replacements,
-        description=f"jitted method → module-level helper `{helper_name}`"
-        + (f" ({'; '.join(notes)})" if notes else ""),
-        imports=imports,
-        verify_target=f"{class_name}.{info.name}",
-        module_names=(helper_name,),
-        restages=True,
-    )
+        return {method: new_method}
+    new_class = class_node.deep_replace(method, new_method)
+    anchor = _last_helper_after(context.wrapper.module, class_node, f"_{_snake(class_name)}_")
+    if anchor is None:
+        return {class_node: cst.FlattenSentinel([new_class, helper_def])}
+    return {class_node: new_class, anchor: cst.FlattenSentinel([anchor, helper_def])}
 
 
 JIT_ATTRIBUTES = frozenset({"lower", "trace", "eval_shape", "clear_cache", "__wrapped__"})
