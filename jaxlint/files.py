@@ -30,10 +30,11 @@ from jaxlint.cache import Store, code_version, key_of
 from jaxlint.diagnostics import Diagnostic
 from jaxlint.engine.backend import detected_backend
 from jaxlint.engine.config import Config
+from jaxlint.engine.edits import Edit
 from jaxlint.output.escape import printable
 
 if TYPE_CHECKING:
-    from jaxlint.analysis.project import ProjectIndex
+    from jaxlint.analysis.project import ParsedModule, ProjectIndex
     from jaxlint.analysis.project_view import ProjectView
     from jaxlint.output.progress import Progress
 
@@ -59,6 +60,10 @@ class EarlyCheck:
     text: str
     diagnostics: tuple[Diagnostic, ...]
     redo: frozenset[str] = frozenset()
+    # a finding has an edit: a `--fix` run fixes the file (it reports the check otherwise),
+    # starting from the index's parse of it, kept for that (`parsed`)
+    has_edits: bool = False
+    parsed: ParsedModule | None = None
 
 
 @dataclass(frozen=True)
@@ -137,6 +142,12 @@ def lint_bytes(data: bytes, path: str, config: Config, options: LintOptions) -> 
         if cached is not None:
             diagnostics = tuple(Diagnostic.from_json(d) for d in cached)
             return FileOutcome(path, diagnostics, source, encoding=encoding, digest=digest)
+    # a file the index's check found something to fix in is fixed from the index's parse
+    fix_from = {}
+    if early is not None and options.fix and early.has_edits and early.text == source:
+        fix_from = {"parsed": early.parsed} if early.parsed is not None else {}
+    if early is not None and options.fix and (early.redo or early.has_edits):
+        early = None  # fixed (and analysed) from the whole text
     if early is not None and early.text == source and not early.redo:
         if results is not None:
             results.put(key, [d.to_json() for d in early.diagnostics])
@@ -159,6 +170,7 @@ def lint_bytes(data: bytes, path: str, config: Config, options: LintOptions) -> 
             unsafe_fixes=options.unsafe_fixes,
             verify=options.verify,
             project=view,
+            **fix_from,  # (a `.py` file: the project index parses no notebook)
         )
     except Exception as error:  # one broken file must not stop the others
         message = f"{path}: internal error: {type(error).__name__}: {error}"
@@ -209,21 +221,23 @@ def index_project(
 ) -> LintOptions:
     """Build the project index of the files and return `options` with it.
 
-    With `check` when not fixing, each file is also linted as the index parses it, which saves
-    parsing and indexing it again (in one process: a pool lints in parallel instead); a check
-    is kept where the finished index confirms what it was told, and made again for the rules
-    that read the project's key consumers where only those turned out different (unless the
-    index's pass following keys through other modules made them with what it finally knows)."""
-    from jaxlint.analysis.project import ParsedModule, Premise, build_project_index
+    With `check`, each file is also linted as the index parses it, which saves parsing and
+    indexing it again (when fixing, for the files with nothing to fix; in one process: a pool
+    lints in parallel instead); a check is kept where the finished index confirms what it was
+    told, and made again for the rules that read the project's key consumers where only those
+    turned out different (unless the index's pass following keys through other modules made
+    them with what it finally knows)."""
+    from jaxlint.analysis.project import Premise, build_project_index
     from jaxlint.engine.registry import ENGINE_CODES, all_rules
 
-    checking = check and not options.fix
-    wanted = {os.path.realpath(p): str(p) for p in python_files} if checking else {}
-    done: list[tuple[Premise, str, str, tuple[Diagnostic, ...]]] = []
+    wanted = {os.path.realpath(p): str(p) for p in python_files} if check else {}
+    # per file checked: its premise, text, diagnostics, and its parse when a fix needs it
+    done: list[tuple[Premise, str, str, tuple[Diagnostic, ...], ParsedModule | None]] = []
     key_rules = {code for code, rule in all_rules().items() if rule.reads_key_consumers}
     rules = list(all_rules().values())
     key_config = _only_rules(config, key_rules)
-    again: dict[str, tuple[Premise, tuple[Diagnostic, ...]]] = {}  # the latest key-rule check
+    # the latest key-rule check of a file: its premise, diagnostics and whether it has edits
+    again: dict[str, tuple[Premise, tuple[Diagnostic, ...], bool]] = {}
 
     def check_parsed(parsed: ParsedModule) -> None:
         path = wanted.get(parsed.key)
@@ -237,10 +251,13 @@ def index_project(
         except Exception:  # linted again, and reported, the ordinary way
             again.pop(path, None)
             return
+        edits = any(isinstance(f.fix, Edit) for f in result.findings)
         if parsed.key_rules_only:
-            again[path] = (parsed.premise(), tuple(result.diagnostics))
+            again[path] = (parsed.premise(), tuple(result.diagnostics), edits)
         else:
-            done.append((parsed.premise(), path, parsed.text, tuple(result.diagnostics)))
+            kept = parsed if edits and options.fix else None  # fixed from it, later
+            diagnostics = tuple(result.diagnostics)
+            done.append((parsed.premise(), path, parsed.text, diagnostics, kept))
 
     with fewer_collections() as collect:
         project = build_project_index(
@@ -251,20 +268,21 @@ def index_project(
             between_modules=collect,
         )
     checked = {}
-    for premise, path, text, diagnostics in done:
+    for premise, path, text, diagnostics, parse in done:
         if any(rule.needs_finished_index(text, project.view(path)) for rule in rules):
             continue  # checked again, with what only the finished index knows
         if project.confirms(premise):
-            checked[path] = EarlyCheck(text, diagnostics)
+            checked[path] = EarlyCheck(text, diagnostics, has_edits=parse is not None, parsed=parse)
         # a unit libcst cannot parse ends a check: only a whole check again says the same
         elif project.confirms(premise, key_consumers=False) and not any(
             d.code in ENGINE_CODES for d in diagnostics
         ):
             kept = tuple(d for d in diagnostics if d.code not in key_rules)
-            later, found = again.get(path, (None, ()))
+            later, found, more_edits = again.get(path, (None, (), False))
             if later is not None and project.confirms(later):
                 merged = sorted(kept + found, key=Diagnostic.sort_key)
-                checked[path] = EarlyCheck(text, tuple(merged))
+                edits = parse is not None or more_edits
+                checked[path] = EarlyCheck(text, tuple(merged), has_edits=edits, parsed=parse)
             else:
                 checked[path] = EarlyCheck(text, kept, frozenset(key_rules))
     return replace(options, project=project, checked=checked)

@@ -388,3 +388,53 @@ def test_a_fix_keeps_the_file_s_own_whitespace_ending(ending: str) -> None:
         if a != b
     ]
     assert changed == [("    out = double(x)", "    out = jax.block_until_ready(double(x))")]
+
+
+TIMED = """\
+import time
+
+import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def step(x):
+    return jnp.tanh(x) * 2
+
+
+def bench(x):
+    step(x)
+    start = time.perf_counter()
+    y = step(x)
+    return y, time.perf_counter() - start
+"""
+
+
+def test_fix_parses_each_text_once(tmp_path, monkeypatch, capsys) -> None:
+    """`--fix` (issue 33): the file as read is parsed by `ast` once (the project index's parse
+    serves its check and its fix) and by libcst once as a whole module; the fixed text once by
+    each (its analysis is the next round's, and says whether it parses)."""
+    from jaxlint import cli
+    from jaxlint.analysis import project
+    from jaxlint.engine import lint
+
+    parses: dict[tuple[str, str], int] = {}
+
+    def counted(kind, parse):
+        def parse_counted(source, *args, **kwargs):
+            parses[kind, source] = parses.get((kind, source), 0) + 1
+            return parse(source, *args, **kwargs)
+
+        return parse_counted
+
+    for module in (project, lint):
+        monkeypatch.setattr(module, "parse_python", counted("ast", module.parse_python))
+    monkeypatch.setattr(lint.cst, "parse_module", counted("cst", cst.parse_module))
+    path = tmp_path / "timing.py"
+    path.write_text(TIMED)
+    assert cli.main(["check", "--fix", "--no-cache", "--jobs", "1", str(path)]) == 0
+    capsys.readouterr()
+    fixed = path.read_text()
+    assert "jax.block_until_ready(step(x))" in fixed
+    assert parses[("ast", TIMED)] == parses[("ast", fixed)] == 1
+    assert parses[("cst", TIMED)] == parses[("cst", fixed)] == 1

@@ -15,7 +15,6 @@ import libcst as cst
 from jaxlint.analysis.project import ParsedModule
 from jaxlint.analysis.project_view import ProjectView
 from jaxlint.analysis.scope import ModuleIndex
-from jaxlint.analysis.source import parse_python
 from jaxlint.diagnostics import Diagnostic, Fix
 from jaxlint.engine import suppression
 from jaxlint.engine.config import Config
@@ -58,8 +57,9 @@ def lint_source(
     """Lint one source text; with `fix`, also rewrite it.
 
     `project` carries what the project index found for this file (functions other modules
-    trace); without it the file is analysed alone. A check (not a fix) may start from
-    `parsed`, the project index's parse of this very text.
+    trace); without it the file is analysed alone. `parsed` is the project index's parse of this
+    very text: a check starts from it, and so does a fix, which is given it only when the
+    index's own check of the text found something to fix (the fix analyses the whole module).
     """
     try:
         return _lint_source(source, path, config, fix, unsafe_fixes, verify, project, parsed)
@@ -77,13 +77,18 @@ def _lint_source(
     project: ProjectView | None,
     parsed: ParsedModule | None,
 ) -> LintResult:
-    checked = check_source(
-        source, path, config, project=project, fixes=fix_status_for_check, parsed=parsed
-    )
-    # With no edit to make, fixing reports what checking did (tests/test_check_fix_agree.py);
-    # it would only add a libcst tree of the whole file, the largest cost on a big module.
-    if not fix or not any(isinstance(f.fix, Edit) for f in checked.findings):
-        return checked
+    if fix and parsed is not None:
+        # the project index's check of this text found edits: fix it from the index's parse
+        index: ModuleIndex | None = parsed.index
+    else:
+        checked = check_source(
+            source, path, config, project=project, fixes=fix_status_for_check, parsed=parsed
+        )
+        # With no edit to make, fixing reports what checking did (tests/test_check_fix_agree.py);
+        # it would only add a libcst tree of the whole file, the largest cost on a big module.
+        if not fix or not any(isinstance(f.fix, Edit) for f in checked.findings):
+            return checked
+        index = checked.index
     rules = enabled_rules(config, path)
     return fix_source(
         source,
@@ -93,7 +98,7 @@ def _lint_source(
         unsafe_fixes=unsafe_fixes,
         verify=verify,
         project=project,
-        index=checked.index,
+        index=index,
     )
 
 
@@ -130,7 +135,9 @@ def fix_source(
         if not to_apply:
             continue
         candidate = edited_source(module, [edit for _, edit in to_apply], current)
-        if not _parses(candidate):
+        # the edited text is parsed once: its analysis is the next round's
+        next_analyzed, next_module = analyze_module(candidate, path, config, rules, project)
+        if next_module is None:
             for finding, _ in to_apply:
                 attempts[finding_key(finding)] = Attempt(
                     False, "result did not parse", None, current
@@ -142,7 +149,7 @@ def fix_source(
             applied_records.append(_record(finding, path, attempt, to_original, edit=edit))
         applied_records += _covered_records(analyzed, to_apply, attempts, path, to_original)
         current = candidate
-        analyzed, module = analyze_module(current, path, config, rules, project)
+        analyzed, module = next_analyzed, next_module
 
     remaining = to_diagnostics(analyzed, path, config, fixes=lambda f: fix_status(f, attempts))
     diagnostics = sorted(applied_records + remaining, key=Diagnostic.sort_key)
@@ -340,12 +347,3 @@ def _record(
             note=attempt.note,
         ),
     )
-
-
-def _parses(source: str) -> bool:
-    try:
-        parse_python(source)
-        cst.parse_module(source)
-    except (SyntaxError, ValueError, cst.ParserSyntaxError):
-        return False
-    return True
