@@ -4,8 +4,8 @@
 verdict, reason), `triage_fresh_c.tsv` the same for set C (no set column); a later row for the
 same finding replaces an earlier one (a re-reading). A finding on a hand-labelled hazard
 (`bench/labels/`) is real without a row.
-This runs `jaxlint check --no-verify --output-format json` on `bench/fresh_a`, `bench/fresh_b`
-and `bench/fresh_c` and prints the per-code table (findings, real, false, debatable, precision)
+This runs `jaxlint check --no-verify --output-format json` on `bench/fresh_a`, `bench/fresh_b`,
+`bench/fresh_c` and `bench/fresh_d` and prints the per-code table (findings, real, false, debatable, precision)
 and every finding the table has no row for, to be read by hand.
 
     .venv/bin/python bench/score_fresh.py [--python-path DIR]
@@ -23,7 +23,7 @@ from collections import Counter
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
-SETS = ("fresh_a", "fresh_b", "fresh_c")
+SETS = ("fresh_a", "fresh_b", "fresh_c", "fresh_d")
 VERDICTS = ("real", "false", "debatable")
 
 
