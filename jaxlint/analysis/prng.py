@@ -1199,6 +1199,7 @@ class _Walker:
                 self._shuffles_loop_item(call, frame)
                 or _seed_per_variant(call, key, frame)
                 or _feeds_loop_item(call, frame.node)
+                or _runs_each_variant(call, frame.node)
                 or _retry_on_nothing(call, frame.node)
             ):
                 continue
@@ -2624,6 +2625,36 @@ def _feeds_loop_item(call: ast.Call, loop: ast.AST) -> bool:
             continue
         if comprehension or any(_keeps_apart(s, node) for s in statements):
             return True
+    return False
+
+
+def _runs_each_variant(call: ast.Call, loop: ast.AST) -> bool:
+    """Is `call` a call of the loop's item, over a display of named classes or functions
+    (`for Problem in [Oscillator, OscillatorHardBC]: Problem.sample_constraints(p, key)`)? Each
+    iteration runs another model on the same random numbers, a fair comparison, as
+    `_feeds_loop_item`, when what the call returns is kept whole and apart; not when it is fed
+    back (`x = block(x, key)`) or combined (`total += Problem.sample(key).sum()`): the draws
+    meet."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)) or not isinstance(
+        loop.iter, (ast.List, ast.Tuple)
+    ):
+        return False
+    variants = loop.iter.elts
+    if not variants or not all(isinstance(v, (ast.Name, ast.Attribute)) for v in variants):
+        return False
+    root = call.func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not (isinstance(root, ast.Name) and root.id in _loop_targets(loop)):
+        return False
+    # what it returns is a statement's whole value, kept under a name the call is not given
+    arguments = [*call.args, *(k.value for k in call.keywords)]
+    fed = {n.id for a in arguments for n in walk_ast(a) if isinstance(n, ast.Name)}
+    for statement in _statements(loop):
+        if isinstance(statement, ast.Expr) and statement.value is call:
+            return True
+        if isinstance(statement, ast.Assign) and statement.value is call:
+            return not any(n in fed for t in statement.targets for n in ast_target_names(t))
     return False
 
 
