@@ -28,6 +28,7 @@ class PrintInTraced(Rule):
         super().__init__(context)
         self._fixed: list[Finding] = []  # findings with a rewrite, to join per function
         self._refused: set[str | None] = set()  # verify targets holding a refused traced print
+        self._failing = 0  # open `except` handlers that end by raising: a trace that failed
 
     @classmethod
     def may_apply(cls, unit: UnitSummary) -> bool:
@@ -72,9 +73,19 @@ class PrintInTraced(Rule):
                 )
                 finding.fix_region = None
 
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        self._failing += _raises_at_end(node.body)
+
+    def leave_ExceptHandler(self, original_node: cst.ExceptHandler) -> None:
+        self._failing -= _raises_at_end(original_node.body)
+
     def visit_Call(self, node: cst.Call) -> None:
         context = self.context
         if not context.traced or context.resolve(node.func) != "builtins.print":
+            return
+        if self._failing:
+            # `except TypeError as e: print(f"kind={kind}:", e); raise`: context for an error
+            # that ends the trace (nothing is compiled), printed once, as it should be
             return
         if context.in_concrete_branch(node):
             return  # under `if not isinstance(x, jax.core.Tracer):`: the non-traced path
@@ -186,3 +197,11 @@ class _PrintCounter(cst.CSTVisitor):
     def on_leave(self, original_node: cst.CSTNode) -> None:
         if isinstance(original_node, LOOPS):
             self._depth -= 1
+
+
+def _raises_at_end(body: cst.BaseSuite) -> bool:
+    """Does the block end with a `raise` statement?"""
+    if not isinstance(body, cst.IndentedBlock) or not body.body:
+        return False
+    last = body.body[-1]
+    return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Raise)
