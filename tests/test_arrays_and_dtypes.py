@@ -101,6 +101,11 @@ CALLS: dict[str, dict[str, tuple]] = {
         "eps": (),
         "host_cast": (F,),
         "default": (3,),
+        "plogis": (F,),
+        "counts": (3,),
+        "fft_double": (F,),
+        "host_double": (F,),
+        "is_default_float": (F,),
     },
 }
 WIDE = {np.dtype("float64"), np.dtype("int64"), np.dtype("complex128")}

@@ -8,6 +8,7 @@ from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.host_queries.float64 import (
     FLOAT64_MARKERS,
     WIDE,
+    WIDE_ALIASES,
     WIDE_STRINGS,
     X64_OPTION,
     arrays_made_before,
@@ -69,8 +70,9 @@ class Float64WithoutX64(Rule):
             return
         if context.index.enables_x64 or qualified in DTYPE_QUERIES or self._x64_branch:
             return
-        if qualified in {f"jax.numpy.{name}" for name in WIDE}:
-            self._report(node, node.func, f"{qualified.rsplit('.', 1)[1]}")
+        module, _, name = qualified.rpartition(".")
+        if module == "jax.numpy" and (name in WIDE or name in WIDE_ALIASES):
+            self._report(node, node.func, WIDE_ALIASES.get(name, name))
             return
         astype = self._astype_of_array(node)
         layers = qualified.startswith(LAYER_LIBRARIES)
@@ -146,8 +148,8 @@ class Float64WithoutX64(Rule):
             return text if isinstance(text, str) and text in WIDE_STRINGS else None
         qualified = self.context.resolve(value) or ""
         module, _, name = qualified.rpartition(".")
-        if module in ("numpy", "jax.numpy") and name in WIDE:
-            return name
+        if module in ("numpy", "jax.numpy") and (name in WIDE or name in WIDE_ALIASES):
+            return WIDE_ALIASES.get(name, name)
         return None
 
     def _report(
