@@ -106,6 +106,8 @@ CALLS: dict[str, dict[str, tuple]] = {
         "fft_double": (F,),
         "host_double": (F,),
         "is_default_float": (F,),
+        "boxcox": (F, 0.5),
+        "single_positional": (F,),
     },
 }
 WIDE = {np.dtype("float64"), np.dtype("int64"), np.dtype("complex128")}

@@ -78,18 +78,21 @@ class Float64WithoutX64(Rule):
         layers = qualified.startswith(LAYER_LIBRARIES)
         if not (qualified.startswith("jax.") or astype or layers):
             return
-        for argument in node.args:
+        dtype_position = POSITIONAL_DTYPES.get(qualified)
+        for position, argument in enumerate(node.args):
             keyword = argument.keyword.value if argument.keyword is not None else None
             if keyword is not None and keyword not in DTYPE_KEYWORDS:
                 continue
             if keyword is None and layers:
                 continue  # a layer's positional arguments are sizes and options, not dtypes
+            # the dtype given by position: `jnp.asarray(x, dtype)`, `jnp.zeros(n, dtype)`
+            slot = keyword is not None or position == dtype_position
             # a string is a dtype only where one is expected: `dtype=`, `.astype("float64")`
-            strings = keyword is not None or astype
+            strings = slot or astype
             wide = self._wide(argument.value, strings)
             if wide:
                 self._report(node, argument.value, wide)
-            elif keyword is not None and isinstance(argument.value, cst.Name):
+            elif slot and isinstance(argument.value, cst.Name):
                 default = self._parameter_default(argument.value.value)
                 wide = self._wide(default, strings) if default is not None else None
                 if wide and default is not None:
@@ -164,6 +167,27 @@ class Float64WithoutX64(Rule):
             f'at startup (`jax.config.update("jax_enable_x64", True)`) if you need {wide}, or '
             f"ask for {narrow}",
         )
+
+
+# array constructors whose dtype parameter is commonly given by position: its index
+POSITIONAL_DTYPES = {
+    **{
+        f"jax.numpy.{name}": 1
+        for name in (
+            "asarray",
+            "array",
+            "zeros",
+            "ones",
+            "empty",
+            "zeros_like",
+            "ones_like",
+            "empty_like",
+            "identity",
+        )
+    },
+    "jax.numpy.full": 2,
+    "jax.numpy.full_like": 2,
+}
 
 
 def _option(node: cst.Call) -> str | None:
