@@ -517,7 +517,7 @@ def _outgoing(
         names = view.asked
         exports = _project_reexports(module.imports, package) if _is_init(path) else []
         exports += _inherited_methods(module)
-        members = (async_members(module), methods_called_in_loops(module.tree))
+        members = (async_members(module), methods_called_in_loops(module.tree, module.lines))
         if keep:
             parsed = _parsed(project, path, text, module)
     if store is not None:

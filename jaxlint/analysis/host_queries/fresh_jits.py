@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 import re
 
-from jaxlint.analysis.ast_walk import walk_ast
+from jaxlint.analysis.ast_walk import statements, walk_ast
 from jaxlint.analysis.host_queries import HostQuery
 from jaxlint.analysis.jax_api import EAGER_TRANSFORMS, JIT_APIS
 from jaxlint.analysis.names import dotted_ast
@@ -148,13 +148,31 @@ def called_in_a_loop(function: FunctionInfo, index: ModuleIndex) -> bool:
     return function.class_info is not None and function.name in index.looped_methods
 
 
-def methods_called_in_loops(tree: ast.Module) -> list[str]:
-    """Names the module calls through `self` inside a loop (`self.step(...)`), for the project
-    index: what it collects of every module is `ModuleIndex.looped_methods`."""
-    return sorted(_names_called_in_loops(tree, through_self=True))
+SELF_CALL = re.compile(r"\bself\.(\w+)\s*\(")
+# a comprehension on one line whose element calls a method of `self`
+SELF_CALL_PER_ITEM = re.compile(r"\bself\.(\w+)\s*\(.*\bfor\b.*\bin\b")
 
 
-def _names_called_in_loops(tree: ast.Module, through_self: bool = False) -> frozenset[str]:
+def methods_called_in_loops(tree: ast.Module, lines: list[str]) -> list[str]:
+    """Names the module calls through `self` inside a loop (`self.step(...)` in a `for` or
+    `while` body, or in a one-line comprehension), for the project index: what it collects of
+    every module is `ModuleIndex.looped_methods`. Read from the loops' text (the statements are
+    walked, not their expressions: every module of a project pays for this)."""
+    if not any("self." in line for line in lines):
+        return []
+    names: set[str] = set()
+    for statement in statements(tree):
+        if isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
+            first = statement.body[0].lineno if isinstance(statement, ast.For) else statement.lineno
+            body = "".join(lines[first - 1 : statement.end_lineno])
+            names.update(SELF_CALL.findall(body))
+    for line in lines:
+        if "self." in line and "for" in line:
+            names.update(SELF_CALL_PER_ITEM.findall(line))
+    return sorted(names)
+
+
+def _names_called_in_loops(tree: ast.Module) -> frozenset[str]:
     names = set()
     for loop in walk_ast(tree):
         body: list[ast.AST] = []
@@ -168,17 +186,11 @@ def _names_called_in_loops(tree: ast.Module, through_self: bool = False) -> froz
             for node in walk_ast(statement):
                 if isinstance(node, ast.Call):
                     func = node.func
-                    if isinstance(func, ast.Name) and not through_self:
+                    if isinstance(func, ast.Name):
                         names.add(func.id)
-                    elif isinstance(func, ast.Attribute) and (
-                        not through_self or _is_self(func.value)
-                    ):
+                    elif isinstance(func, ast.Attribute):
                         names.add(func.attr)
     return frozenset(names)
-
-
-def _is_self(node: ast.expr) -> bool:
-    return isinstance(node, ast.Name) and node.id == "self"
 
 
 def escapes(name: str, function: FunctionInfo) -> bool:
