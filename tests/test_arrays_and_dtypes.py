@@ -108,6 +108,10 @@ CALLS: dict[str, dict[str, tuple]] = {
         "is_default_float": (F,),
         "boxcox": (F, 0.5),
         "single_positional": (F,),
+        "rgamma": (KEY, 2.0, (3,)),
+        "_rgamma": (KEY, 2.0, (3,), jnp.float_),
+        "step_function": (F, F, 0.7),
+        "runiform": (KEY, (3,)),
     },
 }
 WIDE = {np.dtype("float64"), np.dtype("int64"), np.dtype("complex128")}

@@ -17,6 +17,7 @@ from jaxlint.analysis.host_queries.fresh_jits import (
     WRAPPING_TRANSFORMS,
     called_in_a_loop,
     escapes,
+    methods_jitting_inside,
     names_used,
 )
 from jaxlint.analysis.jax_api import JIT_APIS
@@ -41,9 +42,8 @@ class JitOfFreshCallable(Rule):
     @classmethod
     def needs_finished_index(cls, text: str, project: ProjectView) -> bool:
         # a method that jits a nested def, called in a loop by a class of another module
-        return any(f"def {name}(" in text for name in project.looped_methods) and any(
-            name in text for name in JIT_NAMES
-        )
+        looped = project.looped_methods
+        return bool(looped) and not methods_jitting_inside(text).isdisjoint(looped)
 
     @classmethod
     def may_apply(cls, unit: UnitSummary) -> bool:

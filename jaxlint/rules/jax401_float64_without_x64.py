@@ -12,6 +12,7 @@ from jaxlint.analysis.host_queries.float64 import (
     WIDE_STRINGS,
     X64_OPTION,
     arrays_made_before,
+    wide_dtype_parameters,
 )
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
@@ -93,20 +94,41 @@ class Float64WithoutX64(Rule):
             if wide:
                 self._report(node, argument.value, wide)
             elif slot and isinstance(argument.value, cst.Name):
-                default = self._parameter_default(argument.value.value)
+                name = argument.value.value
+                default = self._parameter_default(name)
                 wide = self._wide(default, strings) if default is not None else None
                 if wide and default is not None:
-                    self._report(node, default, wide, through=argument.value.value)
+                    self._report(node, default, wide, through=f"the default of `{name}`")
+                elif default is None:
+                    self._from_callers(node, name)
+
+    def _from_callers(self, node: cst.Call, name: str) -> None:
+        """A parameter with no default that a caller in the module hands a 64-bit dtype
+        (`rnorm(..., dtype=jnp.float_)` calling `_rnorm(key, shape, dtype=dtype)`)."""
+        function = self.context.function
+        if function is None or function.parent is not None or function.class_info is not None:
+            return
+        if name not in function.params:
+            return
+        given = wide_dtype_parameters(self.context.index).get((function.name, name))
+        if given is not None:
+            wide, written, caller = given
+            through = f"the `{name}` that `{caller}` passes to `{function.name}`"
+            self._report(node, written, wide, through=through)
 
     def _parameter_default(self, name: str) -> cst.BaseExpression | None:
-        """The default of the current function's parameter `name` (`dtype=jnp.float64`)."""
+        """The default of the parameter `name` (`dtype=jnp.float64`) of the current function,
+        or of the function around it that a nested one reads it from (`@jit def _call(t):
+        return jnp.asarray(t, dtype=dtype)` inside `ecdf(x, dtype=jnp.float_)`)."""
         frame = self.context.frame
-        if frame is None or isinstance(frame.node, cst.Lambda):
-            return None
-        params = frame.node.params
-        for param in (*params.params, *params.kwonly_params):
-            if param.name.value == name:
-                return param.default
+        while frame is not None:
+            params = frame.node.params
+            for param in (*params.params, *params.kwonly_params):
+                if param.name.value == name:
+                    return param.default
+            if name in frame.info.local_names:
+                return None  # bound here: not a parameter's value
+            frame = frame.parent
         return None
 
     def _late_enable(self, node: cst.Call) -> None:
@@ -156,10 +178,11 @@ class Float64WithoutX64(Rule):
         return None
 
     def _report(
-        self, node: cst.Call, culprit: cst.BaseExpression, wide: str, through: str = ""
+        self, node: cst.Call, culprit: cst.BaseExpression | str, wide: str, through: str = ""
     ) -> None:
         narrow = WIDE_STRINGS[wide]
-        asked = f"`{code_of(culprit)}`" + (f" (the default of `{through}`)" if through else "")
+        written = culprit if isinstance(culprit, str) else code_of(culprit)
+        asked = f"`{written}`" + (f" ({through})" if through else "")
         self.report(
             node,
             f"{asked} asks JAX for {wide}, but nothing in this project turns on "
@@ -187,6 +210,17 @@ POSITIONAL_DTYPES = {
     },
     "jax.numpy.full": 2,
     "jax.numpy.full_like": 2,
+    # jax.random's samplers (their signatures on jax 0.10.2)
+    **{
+        f"jax.random.{name}": position
+        for position, names in (
+            (2, ("normal", "uniform", "exponential", "laplace", "logistic", "cauchy", "gumbel")),
+            (3, ("gamma", "t", "chisquare", "dirichlet", "pareto", "lognormal", "loggamma")),
+            (3, ("rayleigh", "poisson")),
+            (4, ("beta", "truncated_normal", "multivariate_normal", "weibull_min", "randint")),
+        )
+        for name in names
+    },
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from jaxlint.analysis.ast_walk import walk_ast
 from jaxlint.analysis.host_queries import HostQuery
 from jaxlint.analysis.names import dotted_ast
 from jaxlint.analysis.scope import ModuleIndex
@@ -22,20 +23,35 @@ WIDE_ALIASES = {
     "cdouble": "complex128",
 }
 X64_OPTION = "jax_enable_x64"
-TEXT_MARKERS = (*WIDE, "f8", "i8", "u8", "c16", X64_OPTION, *(f".{a}" for a in WIDE_ALIASES))
+# (`.uint` alone would let every `.uint8` through the text filter)
+TEXT_MARKERS = (
+    *WIDE,
+    *("f8", "i8", "u8", "c16", X64_OPTION),
+    *(f".{a}" for a in WIDE_ALIASES if a != "uint"),
+)
 # calls that make JAX arrays when module level runs them
 ARRAY_MAKERS = ("jax.numpy.", "jax.random.", "jax.device_put")
 
 
 def _has_marker(text: str, index: ModuleIndex, lines: range) -> bool:
-    return any(marker in text for marker in TEXT_MARKERS)
+    if any(marker in text for marker in TEXT_MARKERS):
+        return True
+    # a helper whose callers in the module hand it a 64-bit dtype (`wide_dtype_parameters`)
+    return "dtype" in text and any(
+        index.module_defs[name].start_line in lines
+        for name, _ in wide_dtype_parameters(index)
+        if name in index.module_defs
+    )
 
 
 def _float64_marker(node: ast.AST, statement: ast.stmt, index: ModuleIndex) -> bool:
     """`<x>.update("jax_enable_x64", ...)`; where the module does not turn x64 on, `.float64`
-    (and the other wide types) or a string naming one."""
+    (and the other wide types) or a string naming one, and a call in a helper that callers of
+    the module hand a 64-bit dtype (`wide_dtype_parameters`)."""
     if isinstance(node, ast.Call):
-        return _is_x64_update(node)
+        if _is_x64_update(node):
+            return True
+        return not index.enables_x64 and _passes_wide_parameter(node, statement, index)
     if index.enables_x64:
         return False
     if isinstance(node, ast.Attribute):
@@ -89,3 +105,80 @@ def _executed_nodes(statement: ast.stmt) -> list[ast.AST]:
         if not isinstance(node, ast.Lambda):
             stack.extend(ast.iter_child_nodes(node))
     return found
+
+
+def wide_dtype_parameters(index: ModuleIndex) -> dict[tuple[str, str], tuple[str, str, str]]:
+    """(module-level function, parameter) → (64-bit type, what was written, the caller) for
+    each parameter some call in the module passes a 64-bit dtype: written there
+    (`_rnorm(key, shape, dtype=jnp.float64)`) or the caller's own parameter with such a default
+    (`def rnorm(..., dtype=jnp.float_): return _rnorm(key, shape, dtype=dtype)`). JAX401 reads
+    the helper's request of JAX with that parameter as the caller's."""
+    return index.memoized("jax401-wide-parameters", lambda: _wide_parameters(index))
+
+
+def _wide_parameters(index: ModuleIndex) -> dict[tuple[str, str], tuple[str, str, str]]:
+    found: dict[tuple[str, str], tuple[str, str, str]] = {}
+    if index.enables_x64 or "dtype" not in index.text:
+        return found
+    for caller in index.functions:
+        if isinstance(caller.node, ast.Lambda) or "dtype" not in caller.params:
+            continue
+        defaults = _wide_defaults(caller.node, index)
+        for call in walk_ast(caller.node):
+            if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
+                continue
+            callee = index.module_defs.get(call.func.id)
+            if callee is None or callee is caller:
+                continue
+            passed = [(k.arg, k.value) for k in call.keywords if k.arg]
+            passed += list(zip(callee.positional, call.args, strict=False))
+            for param, value in passed:
+                if param not in callee.params or isinstance(value, ast.Starred):
+                    continue
+                wide = _wide_name(value, index)
+                if wide is not None:
+                    found.setdefault((callee.name, param), (wide, ast.unparse(value), caller.name))
+                elif isinstance(value, ast.Name) and value.id in defaults:
+                    wide, written = defaults[value.id]
+                    found.setdefault((callee.name, param), (wide, written, caller.name))
+    return found
+
+
+def _wide_defaults(function: ast.AST, index: ModuleIndex) -> dict[str, tuple[str, str]]:
+    """The function's parameters whose default names a 64-bit type: name → (type, as written)."""
+    assert isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    pairs = list(
+        zip(
+            positional[len(positional) - len(arguments.defaults) :], arguments.defaults, strict=True
+        )
+    )
+    pairs += [(a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True) if d]
+    found = {}
+    for argument, default in pairs:
+        wide = _wide_name(default, index)
+        if wide is not None:
+            found[argument.arg] = (wide, ast.unparse(default))
+    return found
+
+
+def _wide_name(value: ast.expr, index: ModuleIndex) -> str | None:
+    """`jnp.float64`, `np.float_`, ... → the 64-bit type's name; else None."""
+    qualified = index.imports.resolve(dotted_ast(value)) or ""
+    module, _, name = qualified.rpartition(".")
+    if module not in ("numpy", "jax.numpy"):
+        return None
+    if name in WIDE:
+        return name
+    return WIDE_ALIASES.get(name)
+
+
+def _passes_wide_parameter(node: ast.Call, statement: ast.stmt, index: ModuleIndex) -> bool:
+    """A call handing on a parameter of its module-level function that callers give a 64-bit
+    dtype (the rule decides whether the call is a request of JAX)."""
+    wide = wide_dtype_parameters(index)
+    if not wide or not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    values = [*node.args, *(k.value for k in node.keywords)]
+    return any(isinstance(v, ast.Name) and (statement.name, v.id) in wide for v in values)

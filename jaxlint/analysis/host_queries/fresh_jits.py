@@ -153,6 +153,29 @@ SELF_CALL = re.compile(r"\bself\.(\w+)\s*\(")
 SELF_CALL_PER_ITEM = re.compile(r"\bself\.(\w+)\s*\(.*\bfor\b.*\bin\b")
 
 
+METHOD_DEF = re.compile(r"^([ \t]+)def (\w+)\(\s*self\b", re.MULTILINE)
+
+
+def methods_jitting_inside(text: str) -> set[str]:
+    """Names of the methods (a `def` whose first parameter is `self`) whose body names a jit
+    (`@jax.jit` on a nested def, `jax.jit(...)`): read from the text, for the check made again
+    once the project index knows which methods are called in loops."""
+    if not any(name in text for name in JIT_NAMES):
+        return set()
+    found = set()
+    starts = list(METHOD_DEF.finditer(text))
+    for number, match in enumerate(starts):
+        indent = match.group(1)
+        end = len(text)
+        for later in starts[number + 1 :]:
+            if len(later.group(1)) <= len(indent):
+                end = later.start()
+                break
+        if JIT_TEXT.search(text, match.end(), end) is not None:
+            found.add(match.group(2))
+    return found
+
+
 def methods_called_in_loops(tree: ast.Module, lines: list[str]) -> list[str]:
     """Names the module calls through `self` inside a loop (`self.step(...)` in a `for` or
     `while` body, or in a one-line comprehension), for the project index: what it collects of
