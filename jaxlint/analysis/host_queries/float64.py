@@ -118,7 +118,9 @@ def wide_dtype_parameters(index: ModuleIndex) -> dict[tuple[str, str], tuple[str
 
 def _wide_parameters(index: ModuleIndex) -> dict[tuple[str, str], tuple[str, str, str]]:
     found: dict[tuple[str, str], tuple[str, str, str]] = {}
-    if index.enables_x64 or "dtype" not in index.text:
+    text = index.text
+    # no 64-bit type named in the module: no call of it can hand one on
+    if index.enables_x64 or "dtype" not in text or not any(m in text for m in TEXT_MARKERS):
         return found
     for caller in index.functions:
         if isinstance(caller.node, ast.Lambda) or "dtype" not in caller.params:
