@@ -5,8 +5,8 @@ verdict, reason), `triage_fresh_c.tsv` the same for set C (no set column); a lat
 same finding replaces an earlier one (a re-reading). A finding on a hand-labelled hazard
 (`bench/labels/`) is real without a row.
 This runs `jaxlint check --no-verify --output-format json` on `bench/fresh_a`, `bench/fresh_b`,
-`bench/fresh_c` and `bench/fresh_d` and prints the per-code table (findings, real, false, debatable, precision)
-and every finding the table has no row for, to be read by hand.
+`bench/fresh_c` and `bench/fresh_d` and prints the per-code table (findings, real, false,
+debatable, precision) and every finding the table has no row for, to be read by hand.
 
     .venv/bin/python bench/score_fresh.py [--python-path DIR]
 """
