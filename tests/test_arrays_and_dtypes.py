@@ -110,6 +110,8 @@ CALLS: dict[str, dict[str, tuple]] = {
         "single_positional": (F,),
         "rgamma": (KEY, 2.0, (3,)),
         "_rgamma": (KEY, 2.0, (3,), jnp.float_),
+        "_draw_normal": (KEY, (3,), jnp.float64),
+        "noise": (KEY,),
         "step_function": (F, F, 0.7),
         "runiform": (KEY, (3,)),
     },

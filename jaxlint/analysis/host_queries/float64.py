@@ -123,7 +123,7 @@ def _wide_parameters(index: ModuleIndex) -> dict[tuple[str, str], tuple[str, str
     if index.enables_x64 or "dtype" not in text or not any(m in text for m in TEXT_MARKERS):
         return found
     for caller in index.functions:
-        if isinstance(caller.node, ast.Lambda) or "dtype" not in caller.params:
+        if isinstance(caller.node, ast.Lambda):
             continue
         defaults = _wide_defaults(caller.node, index)
         for call in walk_ast(caller.node):
