@@ -142,12 +142,12 @@ def lint_bytes(data: bytes, path: str, config: Config, options: LintOptions) -> 
         if cached is not None:
             diagnostics = tuple(Diagnostic.from_json(d) for d in cached)
             return FileOutcome(path, diagnostics, source, encoding=encoding, digest=digest)
-    # a file the index's check found something to fix in is fixed from the index's parse
     fix_from = {}
-    if early is not None and options.fix and early.has_edits and early.text == source:
-        fix_from = {"parsed": early.parsed} if early.parsed is not None else {}
     if early is not None and options.fix and (early.redo or early.has_edits):
-        early = None  # fixed (and analysed) from the whole text
+        # fixed (and analysed) from the whole text: from the index's parse where it kept one
+        if early.parsed is not None and early.text == source:
+            fix_from = {"parsed": early.parsed}
+        early = None
     if early is not None and early.text == source and not early.redo:
         if results is not None:
             results.put(key, [d.to_json() for d in early.diagnostics])

@@ -7,12 +7,11 @@ import libcst as cst
 from jaxlint.analysis.cst_text import code_of
 from jaxlint.analysis.host_queries.float64 import (
     FLOAT64_MARKERS,
-    WIDE,
-    WIDE_ALIASES,
     WIDE_STRINGS,
     X64_OPTION,
     arrays_made_before,
     wide_dtype_parameters,
+    wide_type,
 )
 from jaxlint.analysis.unit_summary import UnitSummary
 from jaxlint.analysis.values import Kind
@@ -71,9 +70,9 @@ class Float64WithoutX64(Rule):
             return
         if context.index.enables_x64 or qualified in DTYPE_QUERIES or self._x64_branch:
             return
-        module, _, name = qualified.rpartition(".")
-        if module == "jax.numpy" and (name in WIDE or name in WIDE_ALIASES):
-            self._report(node, node.func, WIDE_ALIASES.get(name, name))
+        called = wide_type(qualified) if qualified.startswith("jax.numpy.") else None
+        if called is not None:  # `jnp.float64(0.1)`
+            self._report(node, node.func, called)
             return
         astype = self._astype_of_array(node)
         layers = qualified.startswith(LAYER_LIBRARIES)
@@ -171,11 +170,7 @@ class Float64WithoutX64(Rule):
                 return None
             text = value.evaluated_value
             return text if isinstance(text, str) and text in WIDE_STRINGS else None
-        qualified = self.context.resolve(value) or ""
-        module, _, name = qualified.rpartition(".")
-        if module in ("numpy", "jax.numpy") and (name in WIDE or name in WIDE_ALIASES):
-            return WIDE_ALIASES.get(name, name)
-        return None
+        return wide_type(self.context.resolve(value) or "")
 
     def _report(
         self, node: cst.Call, culprit: cst.BaseExpression | str, wide: str, through: str = ""

@@ -165,15 +165,17 @@ def _wide_defaults(function: ast.AST, index: ModuleIndex) -> dict[str, tuple[str
     return found
 
 
-def _wide_name(value: ast.expr, index: ModuleIndex) -> str | None:
-    """`jnp.float64`, `np.float_`, ... → the 64-bit type's name; else None."""
-    qualified = index.imports.resolve(dotted_ast(value)) or ""
+def wide_type(qualified: str) -> str | None:
+    """`jax.numpy.float64`, `numpy.float_`, ... → the 64-bit type's name (`float64`); else
+    None."""
     module, _, name = qualified.rpartition(".")
     if module not in ("numpy", "jax.numpy"):
         return None
-    if name in WIDE:
-        return name
-    return WIDE_ALIASES.get(name)
+    return name if name in WIDE else WIDE_ALIASES.get(name)
+
+
+def _wide_name(value: ast.expr, index: ModuleIndex) -> str | None:
+    return wide_type(index.imports.resolve(dotted_ast(value)) or "")
 
 
 def _passes_wide_parameter(node: ast.Call, statement: ast.stmt, index: ModuleIndex) -> bool:
