@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from jaxlint.diagnostics import SHOWN_IN_DIFF, Diagnostic
 from jaxlint.engine.config import Config, ConfigError, load_config, parse_code_list
@@ -32,6 +32,9 @@ from jaxlint.output import FORMATS, HUMAN_FORMATS, formatter, tool_version
 from jaxlint.output.escape import to_stderr
 from jaxlint.output.progress import Progress
 from jaxlint.session import Session
+
+if TYPE_CHECKING:  # (the observation run loads only when asked for)
+    from jaxlint.observe.run import Observation
 
 SUBCOMMANDS = ("check", "rule", "rules", "server", "verify")
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -256,7 +259,9 @@ def _check_once(args: argparse.Namespace) -> int:
         discovery_errors.extend(found.errors)
         for message in found.skipped:
             to_stderr(message)
-        _record_examples(args, found.files, config, options)
+        observation = _observe(args, found.files, config, options)
+        if observation is None:
+            _record_examples(args, found.files, config, options)
         cache_root = None if args.no_cache else _cache_root(file_paths[0])
         python_files = [f for f in found.files if f.suffix == ".py"]
         options = replace(options, cache_root=cache_root)
@@ -267,7 +272,8 @@ def _check_once(args: argparse.Namespace) -> int:
             # would lint in parallel, after the index; one file is linted here either way)
             in_process = args.jobs == 1 or len(found.files) <= 1
             options = index_project(python_files, config, options, check=in_process)
-            outcomes.extend(lint_paths(found.files, config, options, args.jobs, progress))
+            linted = lint_paths(found.files, config, options, args.jobs, progress)
+            outcomes.extend(_with_observations(linted, observation, config, args.no_cache))
         finally:
             progress.clear()
     run = _settle(outcomes, stdin, args)
@@ -354,6 +360,56 @@ def _record_examples(
     from jaxlint.verify.recording import prepare_examples
 
     prepare_examples(files, config, command, timeout_s=args.examples_timeout)
+
+
+def _observe(
+    args: argparse.Namespace, files: Sequence[Path], config: Config, options: LintOptions
+) -> Observation | None:
+    """`--observe CMD`: run CMD once with JAX watched (and the verify targets recorded)."""
+    command = getattr(args, "observe", None)
+    if command is None:
+        return None
+    if getattr(args, "examples_from", None) is not None:
+        raise UsageError("--observe records the example inputs too: give it alone")
+    if args.examples_timeout <= 0:
+        raise UsageError("--examples-timeout must be positive")
+    from jaxlint.observe.run import observe
+
+    record = options.fix and options.verify
+    return observe(command, files, config, timeout_s=args.examples_timeout, record=record)
+
+
+def _with_observations(
+    outcomes: Sequence[FileOutcome], observation: Observation | None, config: Config, no_cache: bool
+) -> list[FileOutcome]:
+    """Each file's findings with what this run's observation (or, for an unchanged file, an
+    earlier one kept in the cache) showed."""
+    from jaxlint.observe.attach import with_evidence
+    from jaxlint.observe.run import cached_seen
+
+    out = []
+    for outcome in outcomes:
+        source = outcome.source
+        seen = None
+        if source is None or outcome.error:
+            pass
+        elif observation is not None:
+            found = observation.seen.get(os.path.realpath(outcome.path))
+            seen = (observation.command, found) if found else None
+        elif not no_cache:
+            seen = cached_seen(outcome.path, source)
+        if seen is not None:
+            diagnostics = with_evidence(
+                outcome.diagnostics,
+                seen[1],
+                path=outcome.path,
+                source=source,
+                config=config,
+                command=seen[0],
+            )
+            outcome = replace(outcome, diagnostics=tuple(diagnostics))
+        out.append(outcome)
+    return out
 
 
 def _add_examples_options(parser: argparse.ArgumentParser, only_with: str) -> None:
@@ -588,6 +644,15 @@ def _add_run_options(check: argparse.ArgumentParser) -> None:
         "--no-cache",
         action="store_true",
         help="do not read or write .jaxlint_cache/ (results keyed by file content and config)",
+    )
+    check.add_argument(
+        "--observe",
+        metavar="CMD",
+        help="run CMD once (e.g. 'pytest tests/') with JAX watched: findings it confirms say "
+        "what it saw (compiles and why, reused PRNG keys, leaked tracers, float64 truncated "
+        "to float32) and hazards seen only at run time are reported too; kept in "
+        ".jaxlint_cache/ for the unchanged files; with --fix or --diff it also records the "
+        "example inputs of --examples-from; this runs your code",
     )
     check.add_argument("--config", metavar="FILE", help="pyproject.toml or jaxlint.toml to use")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even with diagnostics")

@@ -63,7 +63,8 @@ class Diagnostic:
     fix: Fix | None = None
     # Notebooks: the 1-based cell index the span refers to (span lines are then cell lines).
     cell: int | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    # What an observation run (`--observe CMD`) showed of this hazard: jaxlint.observe.attach
+    observed: Mapping[str, Any] | None = field(default=None, compare=False)
 
     @property
     def line(self) -> int:
@@ -103,6 +104,8 @@ class Diagnostic:
         }
         if self.cell is not None:
             out["cell"] = self.cell
+        if self.observed is not None:
+            out["observed"] = dict(self.observed)
         return out
 
     @classmethod
@@ -118,6 +121,7 @@ class Diagnostic:
             span,
             fix,
             data.get("cell"),
+            data.get("observed"),
         )
 
 

@@ -17,7 +17,7 @@ LAYERS = [
     ("jaxlint.rules", "jaxlint.verify"),
     ("jaxlint.rewrites",),
     ("jaxlint.fixes",),
-    ("jaxlint.session",),
+    ("jaxlint.session", "jaxlint.observe"),
     (
         "jaxlint.output",
         "jaxlint.discovery",

@@ -36,6 +36,8 @@ def format_annotation(diagnostic: Diagnostic) -> str:
     if diagnostic.cell is not None:
         # Lines count within the cell; say which one, since the annotation lands on the raw file.
         message = f"cell {diagnostic.cell}: {message}"
+    if diagnostic.observed is not None and diagnostic.observed.get("confirms_static_finding"):
+        message = f"{message} (seen at run time: {diagnostic.observed.get('summary', '')})"
     level = _LEVELS.get(diagnostic.severity, "warning")
     return f"::{level} {joined}::{printable(escape_data(message))}"
 

@@ -112,6 +112,8 @@ def _result(diagnostic: Diagnostic, rule_index: dict[str, int]) -> dict[str, Any
         properties["fix"] = diagnostic.fix.to_json()
     if diagnostic.cell is not None:
         properties["cell"] = diagnostic.cell
+    if diagnostic.observed is not None:
+        properties["observed"] = dict(diagnostic.observed)
     if properties:
         result["properties"] = properties
     return result

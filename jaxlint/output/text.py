@@ -222,7 +222,17 @@ def format_diagnostic(
         out.extend(_source_excerpt(diagnostic, source_lines))
     if detail is not None:
         out.append(_paint(f"    {printable(detail)}", "2", color))
+    if diagnostic.observed is not None:
+        out.append(_paint(f"    {printable(observed_text(diagnostic.observed))}", "35", color))
     return "\n".join(out)
+
+
+def observed_text(observed: Mapping[str, Any]) -> str:
+    """`seen at run time: compiled 37 times: static argument `cfg` changed (…)`, or for a
+    finding only the observation run made, where it was seen."""
+    if observed.get("confirms_static_finding"):
+        return f"seen at run time: {observed.get('summary', '')}"
+    return f"seen at run time only, running {observed.get('command', '')!r}"
 
 
 def format_text(

@@ -40,24 +40,25 @@ EXAMPLES_FOLDER = "examples"
 _SHIM = Path(__file__).resolve().with_name("record_shim.py")
 
 _SITECUSTOMIZE = """\
-# Written by jaxlint --examples-from: load the recording shim, then the sitecustomize it shadows.
+# Written by jaxlint: load its shims, then the sitecustomize they shadow.
 import os as _os
 import sys as _sys
 
 
-def _jaxlint_record():
+def _jaxlint_shims():
     import importlib.machinery
     import importlib.util
 
     here = _os.path.dirname(_os.path.abspath(__file__))
-    try:
-        spec = importlib.util.spec_from_file_location("_jaxlint_record_shim", {shim!r})
-        shim = importlib.util.module_from_spec(spec)
-        _sys.modules["_jaxlint_record_shim"] = shim
-        spec.loader.exec_module(shim)
-        shim.install()
-    except Exception:
-        pass
+    for name, path in {shims!r}:
+        try:
+            spec = importlib.util.spec_from_file_location(name, path)
+            shim = importlib.util.module_from_spec(spec)
+            _sys.modules[name] = shim
+            spec.loader.exec_module(shim)
+            shim.install()
+        except Exception:
+            pass
     _sys.path[:] = [p for p in _sys.path if _os.path.abspath(p or ".") != here]
     try:
         spec = importlib.machinery.PathFinder.find_spec("sitecustomize", _sys.path)
@@ -68,8 +69,8 @@ def _jaxlint_record():
         pass
 
 
-_jaxlint_record()
-del _jaxlint_record, _os, _sys
+_jaxlint_shims()
+del _jaxlint_shims, _os, _sys
 """
 
 
@@ -177,6 +178,53 @@ def verify_targets(files: Iterable[Path], config: Config) -> list[TargetRef]:
 # ---------------------------------------------------------------- running CMD
 
 
+@dataclass(frozen=True)
+class Shim:
+    """A stdlib-only module loaded, by file path, in every Python process a command starts:
+    its name in `sys.modules`, its file, and the environment variables it reads."""
+
+    name: str
+    path: Path
+    environment: dict[str, str]
+
+
+def command_argv(command: str, label: str) -> tuple[list[str], str]:
+    """The command split as a shell would, or a problem to report."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        return [], f"{label}: cannot parse the command: {exc}"
+    return argv, "" if argv else f"{label}: empty command"
+
+
+def run_with_shims(
+    argv: list[str], shims: Sequence[Shim], work: str, timeout_s: float, cwd: str | None
+) -> str:
+    """Run `argv` once, each of its Python processes loading `shims` from a `sitecustomize` in
+    `work`; the problem to report (it failed, timed out), or ''."""
+    shim_dir = os.path.join(work, "site")
+    os.makedirs(shim_dir, exist_ok=True)
+    listed = [(shim.name, str(shim.path)) for shim in shims]
+    with open(os.path.join(shim_dir, "sitecustomize.py"), "w", encoding="utf-8") as handle:
+        handle.write(_SITECUSTOMIZE.format(shims=listed))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (shim_dir, env.get("PYTHONPATH", "")) if p)
+    for shim in shims:
+        env.update(shim.environment)
+    return _run(_shim_first(argv, shim_dir), env, timeout_s, cwd, os.path.join(work, "output.log"))
+
+
+def recording_shim(refs: Sequence[TargetRef], work: str) -> Shim:
+    """The shim that wraps `refs` and writes their calls under `work`."""
+    out_dir = os.path.join(work, "records")
+    os.makedirs(out_dir, exist_ok=True)
+    targets_file = os.path.join(work, "targets.json")
+    with open(targets_file, "w", encoding="utf-8") as handle:
+        json.dump([{"path": os.path.abspath(r.path), "target": r.target} for r in refs], handle)
+    environment = {"JAXLINT_RECORD_TARGETS": targets_file, "JAXLINT_RECORD_DIR": out_dir}
+    return Shim("_jaxlint_record_shim", _SHIM, environment)
+
+
 def record_examples(
     command: str,
     refs: Sequence[TargetRef],
@@ -185,35 +233,22 @@ def record_examples(
     cwd: str | None = None,
 ) -> RecordingOutcome:
     """Run `command` once with every target wrapped; never raises for the command's problems."""
-    outcome = RecordingOutcome()
     label = f"--examples-from {command!r}"
-    try:
-        argv = shlex.split(command)
-    except ValueError as exc:
-        outcome.messages.append(f"{label}: cannot parse the command: {exc}")
-        return outcome
-    if not argv:
-        outcome.messages.append(f"{label}: empty command")
-        return outcome
-    if not refs:
-        return outcome
+    argv, problem = command_argv(command, label)
+    if problem or not refs:
+        return RecordingOutcome(messages=[problem] if problem else [])
     with tempfile.TemporaryDirectory(prefix="jaxlint-record-") as work:
-        shim_dir = os.path.join(work, "site")
-        out_dir = os.path.join(work, "records")
-        os.mkdir(shim_dir)
-        os.mkdir(out_dir)
-        with open(os.path.join(shim_dir, "sitecustomize.py"), "w", encoding="utf-8") as handle:
-            handle.write(_SITECUSTOMIZE.format(shim=str(_SHIM)))
-        targets_file = os.path.join(work, "targets.json")
-        with open(targets_file, "w", encoding="utf-8") as handle:
-            json.dump([{"path": os.path.abspath(r.path), "target": r.target} for r in refs], handle)
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (shim_dir, env.get("PYTHONPATH", "")) if p)
-        env["JAXLINT_RECORD_TARGETS"] = targets_file
-        env["JAXLINT_RECORD_DIR"] = out_dir
-        argv = _shim_first(argv, shim_dir)
-        problem = _run(argv, env, timeout_s, cwd, os.path.join(work, "output.log"))
-        raw = _read_records(out_dir)
+        shim = recording_shim(refs, work)
+        problem = run_with_shims(argv, [shim], work, timeout_s, cwd)
+        return collected_records(refs, work, problem, label)
+
+
+def collected_records(
+    refs: Sequence[TargetRef], work: str, problem: str, label: str
+) -> RecordingOutcome:
+    """What the recording shim wrote under `work`, and what to say about it."""
+    outcome = RecordingOutcome()
+    raw = _read_records(os.path.join(work, "records"))
     by_key = {f"{os.path.realpath(r.path)}::{r.target}": r for r in refs}
     for key, records in raw.items():
         ref = by_key.get(key)
@@ -359,12 +394,17 @@ def prepare_examples(
         if sys.stderr.isatty():
             print(f"jaxlint: recording signatures with {command!r}…", file=sys.stderr, flush=True)
         outcome = record_examples(command, refs, timeout_s=timeout_s, cwd=os.getcwd())
+    store_outcome(outcome)
+    for message in outcome.messages:
+        print(f"jaxlint: {message}", file=sys.stderr)
+    return outcome
+
+
+def store_outcome(outcome: RecordingOutcome) -> None:
+    """Cache every target's records; a cache that cannot be written becomes a message."""
     for ref, records in outcome.records.items():
         try:
             store(ref, records)
         except OSError as exc:
             outcome.messages.append(f"cannot write the examples cache: {exc.strerror or exc}")
             break
-    for message in outcome.messages:
-        print(f"jaxlint: {message}", file=sys.stderr)
-    return outcome

@@ -1,0 +1,290 @@
+"""What an observation run saw, as hazards: the shim's raw events read into `Seen` records.
+
+Each record names the rule whose hazard the event is, where to report it, a short summary for a
+static finding it confirms ("compiled 6 times: static argument `lr` changed"), a message for a
+finding only the run found, and the lines a static finding of that rule may sit on to count as
+the same hazard.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+# A jitted function traced this often in one run is reported even when only its argument
+# shapes changed (a test suite trying a few shapes is expected; twenty is a pattern).
+MANY_TRACES = 20
+# Traced at least this often, each time again for a reason other than new shapes (a new
+# static value, a Python scalar becoming an array, a fresh function object): reported.
+NEEDLESS_TRACES = 3
+
+_STATIC = re.compile(
+    r"at input path (?P<path>\S+), now <class '[\w.]*Static'> with pytree metadata "
+    r"Static\(val=(?P<now>.*?)\) and before <class '[\w.]*Static'> with pytree metadata "
+    r"Static\(val=(?P<before>.*?)\), so"
+)
+_WEAK = re.compile(r"\* at (?P<name>[\w.\[\]']+), now (?P<now>\S+)\{weak_type=(?P<weak>\w+)\}")
+_TYPE = re.compile(r"\* at (?P<name>[\w.\[\]']+), now (?P<now>\S+) and before (?P<before>\S+)")
+_KEY_NAME = re.compile(r"\['(\w+)'\]$")
+_INDEX = re.compile(r"\[(\d+)\]$")
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One hazard the run showed, to report under `code` at `path:line`."""
+
+    code: str
+    kind: str  # recompiles, fresh-function, key-reuse, key-in-loop, tracer-leak, float64
+    path: str
+    line: int
+    count: int
+    summary: str  # what a confirmed static finding adds: "seen at run time: <summary>"
+    message: str  # the message of a finding only the run found
+    # lines a static finding of `code` may sit on to be this hazard; `in_function` widens it
+    # to the function defined at `line`
+    near: tuple[int, ...] = ()
+    in_function: bool = False
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["near"] = list(self.near)
+        out["details"] = dict(self.details)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Seen:
+        return cls(**{**data, "near": tuple(data.get("near", ())), "details": data["details"]})
+
+
+def seen_in(raw: Mapping[str, Any]) -> list[Seen]:
+    """Every hazard in one run's merged events (see `merge`)."""
+    found: list[Seen] = []
+    for entry in raw.get("traces", {}).values():
+        found.extend(_from_traces(entry))
+    for entry in raw.get("reuse", {}).values():
+        found.extend(_from_reuse(entry))
+    for entry in raw.get("leaks", {}).values():
+        found.append(_from_leak(entry))
+    for entry in raw.get("float64", {}).values():
+        found.append(_from_float64(entry))
+    return found
+
+
+def merge(parts: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """The events of every process of the run, counts added where two saw the same thing."""
+    merged: dict[str, Any] = {"traces": {}, "reuse": {}, "leaks": {}, "float64": {}, "errors": []}
+    for part in parts:
+        for kind in ("traces", "reuse", "leaks", "float64"):
+            for key, entry in (part.get(kind) or {}).items():
+                kept = merged[kind].get(key)
+                if kept is None:
+                    merged[kind][key] = dict(entry)
+                    continue
+                kept["count"] += entry.get("count", 0)
+                if kind == "traces":
+                    kept["new_functions"] += entry.get("new_functions", 0)
+                    for name in ("reasons", "signatures", "call_sites"):
+                        kept[name] += [x for x in entry.get(name, []) if x not in kept[name]]
+        merged["errors"] += [e for e in part.get("errors", []) if e not in merged["errors"]]
+    return merged
+
+
+def _shown(path: str) -> str:
+    """A path as the report shows it: relative to the working folder when it is inside it."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
+
+
+# ---------------------------------------------------------------- traces
+
+
+def _from_traces(entry: Mapping[str, Any]) -> Iterator[Seen]:
+    count, fresh = entry["count"], entry.get("new_functions", 0)
+    name, path, line = entry["name"], entry["path"], entry["line"]
+    shown = "a lambda" if name == "<lambda>" else f"`{name}`"
+    near = (line, line + 1, *(site[1] for site in entry.get("call_sites", []) if site[0] == path))
+    details = {
+        "function": name,
+        "traces": count,
+        "new_function_objects": fresh,
+        "signatures": entry.get("signatures", []),
+        "call_sites": entry.get("call_sites", []),
+    }
+    if fresh >= 2 and 2 * fresh >= count:
+        yield Seen(
+            "JAX302",
+            "fresh-function",
+            path,
+            line,
+            count,
+            f"traced and compiled {count} times, each time for a new function object",
+            f"`jax.jit` of {shown} traced and compiled {count} times in one run: each call "
+            f"made a new function object, which misses JAX's cache",
+            near,
+            details=details,
+        )
+        return
+    reasons = [_reason(r) for r in entry.get("reasons", [])]
+    needless = [r for r in reasons if not r.startswith("argument types")]
+    if count >= MANY_TRACES or (count >= NEEDLESS_TRACES and needless):
+        why = _joined(needless or reasons)
+        yield Seen(
+            "JAX308",
+            "recompiles",
+            path,
+            line,
+            count,
+            f"compiled {count} times" + (f": {why}" if why else ""),
+            f"jitted {shown} was traced and compiled {count} times in one run"
+            + (f": {why}" if why else "")
+            + f"; {_advice(needless or reasons)}",
+            near,
+            details={**details, "reasons": reasons},
+        )
+
+
+def _reason(text: str) -> str:
+    """One cache-miss explanation of JAX's, shortened to what changed."""
+    static = _STATIC.search(text)
+    if static:
+        where = static["path"]
+        named = _KEY_NAME.search(where)
+        index = _INDEX.search(where)
+        argument = f"`{named[1]}`" if named else (f"#{index[1]}" if index else where)
+        return f"static argument {argument} changed ({static['before']} → {static['now']})"
+    weak = _WEAK.search(text)
+    if weak:
+        return f"argument `{weak['name']}` switched between a Python scalar and an array"
+    typed = _TYPE.search(text)
+    if typed:
+        return f"argument types changed (`{typed['name']}`: {typed['before']} → {typed['now']})"
+    if "Tracing context" in text:
+        return "the tracing context changed (a config option or context manager)"
+    if "different input pytree" in text:
+        return "the structure of an argument changed"
+    return "argument types changed"
+
+
+def _joined(reasons: list[str]) -> str:
+    """`static argument lr changed (0.5 → 0.25), …` with repeats of one kind folded."""
+    kinds: dict[str, list[str]] = {}
+    for reason in reasons:
+        head = reason.split(" (")[0]
+        kinds.setdefault(head, []).append(reason)
+    parts = []
+    for head, same in kinds.items():
+        example = same[0][len(head) :].strip(" ()")
+        parts.append(same[0] if len(same) == 1 else f"{head} {len(same)} times ({example}, …)")
+    return "; ".join(parts[:3])
+
+
+def _advice(reasons: list[str]) -> str:
+    """What to do about the commonest cause."""
+    if any(r.startswith("static argument") for r in reasons):
+        return (
+            "a static argument compiles once per value: pass a value that changes as a traced "
+            "argument (drop it from static_argnames), or keep its values few"
+        )
+    if any("Python scalar" in r for r in reasons):
+        return "pass it as an array (or as a Python scalar) on every call, not both"
+    return "keep argument shapes and dtypes fixed across calls (pad or bucket them)"
+
+
+# ---------------------------------------------------------------- keys
+
+
+def _from_reuse(entry: Mapping[str, Any]) -> list[Seen]:
+    first, second = entry["first"], entry["second"]
+    apis = f"`jax.random.{entry['first_api']}`", f"`jax.random.{entry['second_api']}`"
+    details = {
+        "first_use": first,
+        "second_use": second,
+        "first_api": entry["first_api"],
+        "second_api": entry["second_api"],
+        "traced": entry.get("traced", False),
+        "times": entry["count"],
+    }
+    split = next(
+        (i for i, (a, b) in enumerate(zip(first, second)) if a[:2] != b[:2]),
+        None,
+    )
+    if split is None or (len(first) != len(second) and split >= min(len(first), len(second))):
+        path, line = second[-1][0], second[-1][1]
+        return [
+            Seen(
+                "JAX502",
+                "key-in-loop",
+                path,
+                line,
+                entry["count"],
+                f"the same key drawn from again on a later pass ({entry['count'] + 1} draws)",
+                f"this draw used the same PRNG key on {entry['count'] + 1} passes in one run: "
+                f"every pass got the same random numbers",
+                (line,),
+                details=details,
+            )
+        ]
+    here, before = second[split], first[split]
+    where = f"line {before[1]}" if before[0] == here[0] else f"{_shown(before[0])}:{before[1]}"
+    near = {frame[1] for frame in (*first, *second) if frame[0] == here[0]}
+    return [
+        Seen(
+            "JAX501",
+            "key-reuse",
+            here[0],
+            here[1],
+            entry["count"],
+            f"the key {apis[0]} consumed at {where} was consumed again here by {apis[1]}",
+            f"a PRNG key already consumed by {apis[0]} (reached from {where}) was consumed "
+            f"again by {apis[1]} at run time: the two draws are correlated",
+            tuple(sorted(near)),
+            details=details,
+        )
+    ]
+
+
+# ---------------------------------------------------------------- leaks and dtypes
+
+
+def _from_leak(entry: Mapping[str, Any]) -> Seen:
+    name, created = entry["function"], entry.get("created")
+    made = f" (made on line {created[1]})" if created and created[0] == entry["path"] else ""
+    if entry.get("how") == "used":
+        used = entry.get("used")
+        at = f" at {_shown(used[0])}:{used[1]}" if used else ""
+        what = f"a tracer of `{name}`{made} escaped its trace and was used later{at}"
+    else:
+        what = f"a tracer of `{name}`{made} outlived its trace: something kept a reference"
+    return Seen(
+        "JAX202",
+        "tracer-leak",
+        entry["path"],
+        entry["line"],
+        entry.get("count", 1),
+        what,
+        f"{what} (UnexpectedTracerError when it is used)",
+        (entry["line"],),
+        in_function=True,
+        details={k: entry[k] for k in ("function", "created", "used", "type", "how") if k in entry},
+    )
+
+
+def _from_float64(entry: Mapping[str, Any]) -> Seen:
+    api = f"`{entry['api']}`" if entry.get("api") else "a call"
+    times = f" ({entry['count']} times)" if entry["count"] > 1 else ""
+    return Seen(
+        "JAX401",
+        "float64",
+        entry["path"],
+        entry["line"],
+        entry["count"],
+        f"{api} asked for {entry['dtype']} and got float32{times}",
+        f"{api} asked JAX for {entry['dtype']} at run time and silently got float32{times}: "
+        f"jax_enable_x64 was off",
+        (entry["line"],),
+        details={"dtype": entry["dtype"], "api": entry.get("api", "")},
+    )

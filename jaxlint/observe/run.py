@@ -1,0 +1,178 @@
+"""Run CMD once with the observation shim (and, when fixes will be verified, the recording shim
+of `--examples-from`), read what it saw, and keep it per file under
+`.jaxlint_cache/observed/`, keyed by the file's source: a later check of the unchanged file
+shows the same run-time evidence without running CMD again."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jaxlint.cache import cache_folder, project_root
+from jaxlint.engine.config import Config
+from jaxlint.observe.evidence import Seen, merge, seen_in
+from jaxlint.verify.recording import (
+    Shim,
+    collected_records,
+    command_argv,
+    recording_shim,
+    run_with_shims,
+    store_outcome,
+    verify_targets,
+)
+
+OBSERVED_FOLDER = "observed"
+_SHIM = Path(__file__).resolve().with_name("shim.py")
+
+
+@dataclass
+class Observation:
+    """What one run of CMD showed: hazards by file (real paths), and what to tell the user."""
+
+    command: str
+    seen: dict[str, list[Seen]] = field(default_factory=dict)
+    messages: list[str] = field(default_factory=list)
+
+
+def observe(
+    command: str,
+    files: Sequence[Path],
+    config: Config,
+    *,
+    timeout_s: float,
+    record: bool,
+) -> Observation:
+    """Run `command` once with JAX watched; with `record`, also record the signatures of the
+    functions the fixes of `files` will verify (as `--examples-from` does). Keeps what it saw in
+    the cache; says what happened on stderr; never raises for the command's problems."""
+    label = f"--observe {command!r}"
+    observation = Observation(command)
+    argv, problem = command_argv(command, label)
+    if problem:
+        observation.messages.append(problem)
+        _say(observation)
+        return observation
+    python_files = [f for f in files if f.suffix == ".py"]
+    root = project_root(python_files[0] if python_files else Path.cwd())
+    refs = verify_targets(python_files, config) if record else []
+    if sys.stderr.isatty():
+        print(f"jaxlint: observing {command!r}…", file=sys.stderr, flush=True)
+    with tempfile.TemporaryDirectory(prefix="jaxlint-observe-") as work:
+        out_dir = os.path.join(work, "observed")
+        os.mkdir(out_dir)
+        environment = {"JAXLINT_OBSERVE_DIR": out_dir, "JAXLINT_OBSERVE_ROOT": str(root)}
+        shims = [Shim("_jaxlint_observe_shim", _SHIM, environment)]
+        if refs:
+            shims.append(recording_shim(refs, work))
+        started = time.monotonic()
+        problem = run_with_shims(argv, shims, work, timeout_s, os.getcwd())
+        seconds = time.monotonic() - started
+        raw = merge(_read_events(out_dir))
+        if refs:
+            recorded = collected_records(refs, work, problem, label)
+            store_outcome(recorded)
+            observation.messages.extend(recorded.messages)
+    for seen in seen_in(raw):
+        observation.seen.setdefault(os.path.realpath(seen.path), []).append(seen)
+    observation.messages.insert(0, _report(label, raw, observation, seconds, problem))
+    observation.messages.extend(f"{label}: not observed: {e}" for e in raw["errors"][:3])
+    _store(observation, python_files)
+    _say(observation)
+    return observation
+
+
+def _read_events(folder: str) -> list[dict[str, object]]:
+    parts = []
+    for name in sorted(os.listdir(folder)):
+        if name.startswith("observed-") and name.endswith(".json"):
+            try:
+                with open(os.path.join(folder, name), encoding="utf-8") as handle:
+                    data = json.load(handle)
+            except (OSError, ValueError):
+                continue
+            if isinstance(data, dict):
+                parts.append(data)
+    return parts
+
+
+def _report(
+    label: str, raw: dict[str, object], observation: Observation, seconds: float, problem: str
+) -> str:
+    traces = raw["traces"]
+    assert isinstance(traces, dict)
+    compiles = sum(entry["count"] for entry in traces.values())
+    hazards = sum(len(s) for s in observation.seen.values())
+    saw = (
+        f"{len(traces)} jitted function{'s' if len(traces) != 1 else ''} of the project traced "
+        f"{compiles} time{'s' if compiles != 1 else ''}; {hazards} hazard"
+        f"{'s' if hazards != 1 else ''} seen"
+    )
+    if problem:
+        return f"{label}: {problem}; kept what it showed before: {saw}"
+    return f"{label}: ran in {seconds:.1f} s: {saw}"
+
+
+def _say(observation: Observation) -> None:
+    for message in observation.messages:
+        print(f"jaxlint: {message}", file=sys.stderr)
+
+
+# ---------------------------------------------------------------- the cache
+
+
+def _key(source: str) -> str:
+    return hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()[:40]
+
+
+def _folder(path: Path | str, create: bool) -> Path:
+    folder = cache_folder(project_root(path), create) / OBSERVED_FOLDER
+    if create:
+        folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _store(observation: Observation, files: Sequence[Path]) -> None:
+    """Each checked file's hazards under its source's key; an older entry of a file the run
+    saw nothing in goes."""
+    for file in files:
+        real = os.path.realpath(file)
+        try:
+            source = file.read_text(encoding="utf-8")
+            target = _folder(file, create=bool(observation.seen.get(real))) / f"{_key(source)}.json"
+            seen = observation.seen.get(real)
+            if not seen:
+                target.unlink(missing_ok=True)
+                continue
+            data = {
+                "path": str(file),
+                "command": observation.command,
+                "seen": [s.to_json() for s in seen],
+            }
+            target.write_text(json.dumps(data, indent=1), encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            message = f"cannot keep what --observe saw in {file}: {exc}"
+            observation.messages.append(message)
+            print(f"jaxlint: {message}", file=sys.stderr)
+            return
+
+
+def cached_seen(path: str, source: str) -> tuple[str, list[Seen]] | None:
+    """What an earlier observation run saw in the module at `path` with this very source: the
+    command and its hazards; None when no run saw anything there."""
+    if not path.endswith(".py") or not os.path.isfile(path):
+        return None
+    try:
+        file = _folder(path, create=False) / f"{_key(source)}.json"
+        if not file.is_file():
+            return None
+        data = json.loads(file.read_text(encoding="utf-8"))
+        return data["command"], [Seen.from_json(s) for s in data["seen"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
