@@ -392,8 +392,9 @@ def _with_observations(
         source = outcome.source
         seen = None
         if source is None or outcome.error:
-            pass
-        elif observation is not None:
+            out.append(outcome)
+            continue
+        if observation is not None:
             found = observation.seen.get(os.path.realpath(outcome.path))
             seen = (observation.command, found) if found else None
         elif not no_cache:

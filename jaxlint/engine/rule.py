@@ -39,6 +39,9 @@ class Rule:
     summary: ClassVar[str]
     fix_kind: ClassVar[FixKind | None] = None
     opt_in: ClassVar[bool] = False
+    # reported only from an observation run (`--observe CMD`, jaxlint.observe): the rule
+    # visits no code
+    observed_only: ClassVar[bool] = False
     # what the rule looks for outside traced code, for the engine to find
     # (jaxlint.analysis.host_queries); None for rules of traced code only. Traced code alone
     # reaches libcst unless a rule asks for more: the engine walks the module's `ast` once,

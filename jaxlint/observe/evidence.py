@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -74,7 +74,7 @@ def seen_in(raw: Mapping[str, Any]) -> list[Seen]:
     return found
 
 
-def merge(parts: list[Mapping[str, Any]]) -> dict[str, Any]:
+def merge(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The events of every process of the run, counts added where two saw the same thing."""
     merged: dict[str, Any] = {"traces": {}, "reuse": {}, "leaks": {}, "float64": {}, "errors": []}
     for part in parts:
@@ -130,7 +130,10 @@ def _from_traces(entry: Mapping[str, Any]) -> Iterator[Seen]:
         return
     reasons = [_reason(r) for r in entry.get("reasons", [])]
     needless = [r for r in reasons if not r.startswith("argument types")]
-    if count >= MANY_TRACES or (count >= NEEDLESS_TRACES and needless):
+    # a Python scalar on one call and an array on another: one needless compile of the whole
+    # function each time it flips, worth saying from the second
+    flips = any("Python scalar" in r for r in reasons)
+    if count >= MANY_TRACES or (count >= (2 if flips else NEEDLESS_TRACES) and needless):
         why = _joined(needless or reasons)
         yield Seen(
             "JAX308",
@@ -148,20 +151,21 @@ def _from_traces(entry: Mapping[str, Any]) -> Iterator[Seen]:
 
 
 def _reason(text: str) -> str:
-    """One cache-miss explanation of JAX's, shortened to what changed."""
+    """One cache-miss explanation of JAX's, shortened to what changed: `what: example`."""
     static = _STATIC.search(text)
     if static:
         where = static["path"]
         named = _KEY_NAME.search(where)
         index = _INDEX.search(where)
         argument = f"`{named[1]}`" if named else (f"#{index[1]}" if index else where)
-        return f"static argument {argument} changed ({static['before']} → {static['now']})"
+        return f"static argument {argument} changed: {static['before']} → {static['now']}"
     weak = _WEAK.search(text)
     if weak:
-        return f"argument `{weak['name']}` switched between a Python scalar and an array"
+        name = weak["name"]
+        return f"argument `{name}` switched between a Python scalar and an array: {weak['now']}"
     typed = _TYPE.search(text)
     if typed:
-        return f"argument types changed (`{typed['name']}`: {typed['before']} → {typed['now']})"
+        return f"argument types changed: `{typed['name']}` {typed['before']} → {typed['now']}"
     if "Tracing context" in text:
         return "the tracing context changed (a config option or context manager)"
     if "different input pytree" in text:
@@ -170,15 +174,15 @@ def _reason(text: str) -> str:
 
 
 def _joined(reasons: list[str]) -> str:
-    """`static argument lr changed (0.5 → 0.25), …` with repeats of one kind folded."""
+    """`static argument `lr` changed (0.5 → 0.25, …)`: reasons of one kind folded."""
     kinds: dict[str, list[str]] = {}
     for reason in reasons:
-        head = reason.split(" (")[0]
-        kinds.setdefault(head, []).append(reason)
+        head, _, example = reason.partition(": ")
+        kinds.setdefault(head, []).append(example)
     parts = []
-    for head, same in kinds.items():
-        example = same[0][len(head) :].strip(" ()")
-        parts.append(same[0] if len(same) == 1 else f"{head} {len(same)} times ({example}, …)")
+    for head, examples in kinds.items():
+        shown = ", ".join(e for e in examples[:1] if e) + (", …" if len(examples) > 1 else "")
+        parts.append(f"{head} ({shown})" if shown else head)
     return "; ".join(parts[:3])
 
 
@@ -209,7 +213,7 @@ def _from_reuse(entry: Mapping[str, Any]) -> list[Seen]:
         "times": entry["count"],
     }
     split = next(
-        (i for i, (a, b) in enumerate(zip(first, second)) if a[:2] != b[:2]),
+        (i for i, (a, b) in enumerate(zip(first, second, strict=False)) if a[:2] != b[:2]),
         None,
     )
     if split is None or (len(first) != len(second) and split >= min(len(first), len(second))):

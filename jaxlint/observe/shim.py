@@ -34,6 +34,7 @@ import os
 import sys
 import threading
 import time
+import types
 import weakref
 from typing import Any
 
@@ -81,7 +82,7 @@ def _is_project(filename: str) -> bool:
 def _project_stack(skip: int = 2) -> list[list[Any]]:
     """The project's frames on the stack, outermost first: [path, line, function]."""
     frames: list[list[Any]] = []
-    frame = sys._getframe(skip)
+    frame: types.FrameType | None = sys._getframe(skip)
     while frame is not None and len(frames) < 64:
         code = frame.f_code
         if _is_project(code.co_filename):
@@ -116,11 +117,10 @@ def _write() -> None:
 
 
 def _error(where: str, exc: BaseException) -> None:
-    with contextlib.suppress(Exception):
-        with _lock:
-            if len(_state["errors"]) < 20:
-                _state["errors"].append(f"{where}: {type(exc).__name__}: {exc}"[:300])
-                _changed(True)
+    with contextlib.suppress(Exception), _lock:
+        if len(_state["errors"]) < 20:
+            _state["errors"].append(f"{where}: {type(exc).__name__}: {exc}"[:300])
+            _changed(True)
 
 
 # ---------------------------------------------------------------- traces and leaks
@@ -157,7 +157,7 @@ def _explanation_reason(message: str) -> str:
     lines = message.splitlines()[1:]
     if lines and lines[0].strip().startswith("never seen function"):
         again = any("re-defined repeatedly" in line for line in lines)
-        return "a new function object" + (" made on the same line as an earlier one" if again else "")
+        return "a new function object" + (" on the line of an earlier one" if again else "")
     kept = [line.strip() for line in lines if line.strip().startswith("*") or "differ" in line]
     return " ".join(kept[-3:])[:400] if kept else " ".join(x.strip() for x in lines)[:400]
 
@@ -302,7 +302,7 @@ class _TraceWatcher:
 
 
 def _watch_traces(jax: Any) -> None:
-    from jax._src.interpreters import partial_eval as pe  # type: ignore[import-not-found]
+    from jax._src.interpreters import partial_eval as pe
 
     trace_type = pe.DynamicJaxprTrace
     original_init = trace_type.__init__
@@ -314,7 +314,7 @@ def _watch_traces(jax: Any) -> None:
             with contextlib.suppress(TypeError):
                 traces.append(weakref.ref(self))
 
-    trace_type.__init__ = __init__
+    trace_type.__init__ = __init__  # type: ignore[method-assign]  # jax's class, patched
     pe.trace_to_jaxpr = _TraceWatcher(pe.trace_to_jaxpr, trace_type)
     if not jax.config.jax_explain_cache_misses:
         _own_flag[0] = True
@@ -323,7 +323,7 @@ def _watch_traces(jax: Any) -> None:
 
 
 def _watch_escapes() -> None:
-    from jax._src import core  # type: ignore[import-not-found]
+    from jax._src import core
 
     original = core.escaped_tracer_error
 
@@ -368,8 +368,9 @@ def _consume(key: Any, api: str) -> None:
         except TypeError:
             return
         if len(_consumed) >= MAX_KEYS:
-            for stale in [k for k, v in _consumed.items() if v[0]() is None] or list(_consumed)[:1000]:
-                del _consumed[stale]
+            stale = [k for k, v in _consumed.items() if v[0]() is None]
+            for old in stale or list(_consumed)[:1000]:
+                del _consumed[old]
         _consumed[id(key)] = (ref, stack, api)
 
 
@@ -377,7 +378,9 @@ def _is_tracer(value: Any) -> bool:
     return any(c.__name__.endswith("Tracer") for c in type(value).__mro__)
 
 
-def _reuse_event(first: list[list[Any]], first_api: str, second: list[list[Any]], api: str, traced: bool) -> None:
+def _reuse_event(
+    first: list[list[Any]], first_api: str, second: list[list[Any]], api: str, traced: bool
+) -> None:
     key = json.dumps([first, second])
     entry = _state["reuse"].get(key)
     if entry is not None:
@@ -420,12 +423,14 @@ def _watch_keys() -> None:
 
     random = sys.modules.get("jax.random")
     if random is None:
-        import jax.random as random  # type: ignore[import-not-found,no-redef]
+        import jax.random as random
     for name in dir(random):
         if name.startswith("_") or name in NOT_CONSUMING:
             continue
         function = getattr(random, name)
-        if not callable(function) or isinstance(function, type) or getattr(function, "_jaxlint_observed", False):
+        if not callable(function) or isinstance(function, type):
+            continue
+        if getattr(function, "_jaxlint_observed", False):
             continue
         with contextlib.suppress(TypeError, ValueError):
             parameters = list(inspect.signature(function).parameters)
@@ -441,7 +446,9 @@ def _watch_float64() -> None:
 
     original = warnings.warn
 
-    def warn(message: Any, category: Any = None, stacklevel: int = 1, *args: Any, **kwargs: Any) -> None:
+    def warn(
+        message: Any, category: Any = None, stacklevel: int = 1, *args: Any, **kwargs: Any
+    ) -> None:
         with contextlib.suppress(Exception):
             text = str(message)
             if text.startswith(TRUNCATED) and "not available" in text:
@@ -485,7 +492,7 @@ def _patch_jax() -> None:
     jax = sys.modules.get("jax")
     if jax is None or getattr(jax, "_jaxlint_observed", False):
         return
-    jax._jaxlint_observed = True
+    jax._jaxlint_observed = True  # type: ignore[attr-defined]  # marks the module patched
     for step in (lambda: _watch_traces(jax), _watch_escapes, _watch_keys, _watch_float64):
         try:
             step()
@@ -514,7 +521,7 @@ class _Finder(importlib.abc.MetaPathFinder):
             _local.finding = False
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return None
-        spec.loader = _Loader(spec.loader)
+        spec.loader = _Loader(spec.loader)  # type: ignore[assignment]  # a loader by duck type
         return spec
 
 

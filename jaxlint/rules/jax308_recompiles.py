@@ -16,6 +16,7 @@ class RecompiledAtRunTime(Rule):
     name = "recompiled-at-run-time"
     severity = "warning"
     summary = "a jitted function compiled again and again in one run (seen with --observe)"
+    observed_only = True
 
     @classmethod
     def may_apply(cls, unit: UnitSummary) -> bool:
