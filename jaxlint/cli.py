@@ -264,7 +264,11 @@ def _check_once(args: argparse.Namespace) -> int:
             _record_examples(args, found.files, config, options)
         cache_root = None if args.no_cache else _cache_root(file_paths[0])
         python_files = [f for f in found.files if f.suffix == ".py"]
-        options = replace(options, cache_root=cache_root)
+        options = replace(
+            options,
+            cache_root=cache_root,
+            observed_params=_observed_params(observation, python_files, args.no_cache),
+        )
         progress = Progress(enabled=False if args.quiet else None)
         progress.start(len(found.files))
         try:
@@ -376,7 +380,28 @@ def _observe(
     from jaxlint.observe.run import observe
 
     record = options.fix and options.verify
-    return observe(command, files, config, timeout_s=args.examples_timeout, record=record)
+    return observe(
+        command,
+        files,
+        config,
+        timeout_s=args.examples_timeout,
+        record=record,
+        keep=not args.no_cache,
+    )
+
+
+def _observed_params(
+    observation: Observation | None, files: Sequence[Path], no_cache: bool
+) -> dict[str, dict[int, dict[str, str]]]:
+    """What the value analysis learns from this run's observation, or an earlier one's kept
+    for the unchanged files: the kinds of values jitted functions' parameters held."""
+    if observation is not None:
+        return observation.params
+    if no_cache:
+        return {}
+    from jaxlint.observe.run import cached_params
+
+    return cached_params(files)
 
 
 def _with_observations(
@@ -385,7 +410,7 @@ def _with_observations(
     """Each file's findings with what this run's observation (or, for an unchanged file, an
     earlier one kept in the cache) showed."""
     from jaxlint.observe.attach import with_evidence
-    from jaxlint.observe.run import cached_seen
+    from jaxlint.observe.run import cached_observation
 
     out = []
     for outcome in outcomes:
@@ -398,7 +423,8 @@ def _with_observations(
             found = observation.seen.get(os.path.realpath(outcome.path))
             seen = (observation.command, found) if found else None
         elif not no_cache:
-            seen = cached_seen(outcome.path, source)
+            kept = cached_observation(outcome.path, source)
+            seen = (kept.command, kept.seen) if kept is not None and kept.seen else None
         if seen is not None:
             diagnostics = with_evidence(
                 outcome.diagnostics,

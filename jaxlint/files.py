@@ -50,6 +50,9 @@ class LintOptions:
     cache_root: Path | None = None  # where `.jaxlint_cache` is; None: no cache
     # path as named → the check made while the project index parsed the file
     checked: Mapping[str, EarlyCheck] = field(default_factory=dict)
+    # resolved path → what an observation run saw the module's jitted functions called with
+    # (ProjectView.observed_params)
+    observed_params: Mapping[str, Mapping[int, Mapping[str, str]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -266,6 +269,7 @@ def index_project(
             options.cache_root,
             on_parsed=check_parsed if wanted else None,
             between_modules=collect,
+            observed_params=options.observed_params,
         )
     checked = {}
     for premise, path, text, diagnostics, parse in done:
@@ -305,7 +309,10 @@ def _view_key(view: ProjectView | None) -> str:
     consumers = sorted((name, list(map(list, c))) for name, c in view.key_consumers.items())
     members = sorted(view.async_members)
     looped = sorted(view.looped_methods)
-    return json.dumps([view.package, marks, view.enables_x64, consumers, members, looped])
+    observed = sorted(
+        (line, sorted(params.items())) for line, params in view.observed_params.items()
+    )
+    return json.dumps([view.package, marks, view.enables_x64, consumers, members, looped, observed])
 
 
 def lint_path(path: Path, config: Config, options: LintOptions = LintOptions()) -> FileOutcome:

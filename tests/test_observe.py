@@ -4,7 +4,9 @@ with JAX watched, through the real CLI, in a copy of the project.
 The fixture marks what each kind of run must report: `# expect: CODE` a static finding (every
 run), `# expect: CODE seen` one the observation confirms, `# seen: CODE` a hazard only the run
 shows (a static argument given a new value per step, a key reached through a dict, a tracer kept
-by a helper of another module, float64 asked for through a settings dict).
+by a helper of another module, float64 asked for through a settings dict), `# learnt: CODE` a
+static finding made once the run has told the value analysis what a parameter held (a loop over
+a parameter the suite passes an array).
 """
 
 from __future__ import annotations
@@ -23,20 +25,21 @@ from tests.conftest import FIXTURES
 pytest.importorskip("jax")
 
 PROJECT = FIXTURES / "observe"
-MARK = re.compile(r"#\s*(?P<kind>expect|seen):\s*(?P<code>JAX\d{3})(?P<seen>\s+seen)?")
+MARK = re.compile(r"#\s*(?P<kind>expect|seen|learnt):\s*(?P<code>JAX\d{3})(?P<seen>\s+seen)?")
 SUITE = f"{sys.executable} -m pytest -q -p no:cacheprovider -p no:xdist tests"
 
 
-def marks() -> dict[tuple[str, str, int], str]:
-    """(code, path, line) → "static", "confirmed" or "run-only", from the fixture's comments."""
+def marks(observed: bool = True) -> dict[tuple[str, str, int], str]:
+    """(code, path, line) → "static", "confirmed" or "run-only" in a check with (or without) an
+    observation run, from the fixture's comments."""
     found = {}
     for path in sorted(PROJECT.rglob("*.py")):
         relative = path.relative_to(PROJECT).as_posix()
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             match = MARK.search(line)
-            if match:
+            if match and (observed or match["kind"] == "expect"):
                 kind = "run-only" if match["kind"] == "seen" else "static"
-                kind = "confirmed" if match["seen"] else kind
+                kind = "confirmed" if match["seen"] and observed else kind
                 found[(match["code"], relative, number)] = kind
     return found
 
@@ -77,7 +80,7 @@ def test_each_hazard_the_suite_shows_is_reported_with_its_evidence(observed) -> 
     _, findings, stderr = observed
     assert "ran in" in stderr, stderr  # the suite passed under observation
     assert reported(findings) == marks()
-    by_place = {(f["code"], f["path"], f["line"]): f["observed"] for f in findings}
+    by_place = {(f["code"], f["path"], f["line"]): f.get("observed") for f in findings}
     recompiled = by_place[("JAX308", "lab/fitting.py", 9)]
     assert recompiled["kind"] == "recompiles" and recompiled["count"] == 6
     assert "static argument `lr` changed" in recompiled["summary"]
@@ -122,15 +125,14 @@ def test_what_a_run_saw_is_kept_for_the_files_that_did_not_change(observed) -> N
     }
     assert reported(edited) == expected
     _, uncached, _ = check(project, "--no-cache")
-    assert set(reported(uncached).values()) == {"static"}
+    assert reported(uncached) == marks(observed=False)
 
 
 def test_without_an_observation_run_only_static_findings_are_reported(tmp_path: Path) -> None:
     project = tmp_path / "project"
     shutil.copytree(PROJECT, project)
     _, findings, _ = check(project)
-    static = {place for place, kind in marks().items() if kind != "run-only"}
-    assert set(reported(findings)) == static
+    assert reported(findings) == marks(observed=False)
     assert all("observed" not in f for f in findings)
 
 
@@ -164,7 +166,7 @@ def test_a_command_that_cannot_run_is_said_and_the_static_check_goes_on(
     shutil.copytree(PROJECT, project)
     code, findings, stderr = check(project, "--observe", command)
     assert says in stderr
-    assert code == 1 and set(reported(findings).values()) == {"static"}
+    assert code == 1 and reported(findings) == marks(observed=False)
 
 
 PROGRAM = """\

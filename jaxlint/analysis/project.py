@@ -64,6 +64,9 @@ class ProjectIndex:
     async_members: frozenset[str] = frozenset()
     # names some class of the project calls through `self` in a loop: known once it is built
     looped_methods: frozenset[str] = frozenset()
+    # resolved path → what an observation run saw its jitted functions called with
+    # (ProjectView.observed_params); given by the caller
+    observed_params: Mapping[str, Mapping[int, Mapping[str, str]]] = field(default_factory=dict)
     # folder → its top-level package folder (see `_program`), as this index found them
     _package_tops: dict[str, str | None] = field(default_factory=dict, repr=False)
     _packages: frozenset[str] | None = field(default=None, repr=False)
@@ -98,6 +101,7 @@ class ProjectIndex:
             self._packages,
             self.async_members,
             self.looped_methods,
+            self.observed_params.get(key, {}),
         )
 
 
@@ -218,6 +222,7 @@ def build_project_index(
     on_parsed: OnParsed | None = None,
     unsaved: Mapping[str, bytes] | None = None,
     between_modules: Callable[[], object] | None = None,
+    observed_params: Mapping[str, Mapping[int, Mapping[str, str]]] | None = None,
 ) -> ProjectIndex:
     """Index the project the files belong to; cheap enough to run before every lint.
 
@@ -226,11 +231,12 @@ def build_project_index(
     each module the index parses, so a caller can lint it without parsing it again. `unsaved`
     holds the text of modules as an editor or stdin has them (by resolved path), read instead
     of the disk. `between_modules` is called each time a module's trees are let go (a caller
-    that turned the cyclic garbage collector off collects there).
+    that turned the cyclic garbage collector off collects there). `observed_params`: by resolved
+    path, what an observation run saw the module's jitted functions called with.
     """
     unsaved = {str(_real(path)): text for path, text in (unsaved or {}).items()}
     paths = project_files(files)
-    index = ProjectIndex()
+    index = ProjectIndex(observed_params=dict(observed_params or {}))
     if len(paths) > MAX_MODULES:
         return index
     sources: dict[str, bytes] = {}

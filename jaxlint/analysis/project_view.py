@@ -30,6 +30,10 @@ class ProjectView:
     # methods some class of the project calls through `self` inside a loop (a base class's
     # driver loop calls what subclasses of other modules define); read once the index is finished
     looped_methods: frozenset[str] = frozenset()
+    # what an observation run (`--observe CMD`) saw this module's jitted functions called
+    # with: a function's first line (its first decorator's) → parameter → "array" (an array
+    # every call) or "container" (a list, tuple, dict or other pytree every call)
+    observed_params: Mapping[int, Mapping[str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -212,6 +212,21 @@ def _project_facts(index: ModuleIndex, project: ProjectView | None) -> None:
     index.project_packages = project.packages
     index.async_members = project.async_members
     index.looped_methods = project.looped_methods
+    if project.observed_params:
+        _observed_hints(index, project.observed_params)
+
+
+def _observed_hints(index: ModuleIndex, observed: Mapping[int, Mapping[str, str]]) -> None:
+    """What a run saw a jitted function's parameters hold is evidence of their kind, as a call
+    site's argument is (`FunctionInfo.param_hints`): an array every call, or a pytree."""
+    for function in index.functions:
+        node = function.node
+        if isinstance(node, ast.Lambda):
+            continue
+        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        for name, hint in observed.get(first, {}).items():
+            if name in function.params:
+                function.param_hints.setdefault(name, set()).add(hint)
 
 
 KEY_TEXT = re.compile(r"key|rng|seed", re.IGNORECASE)

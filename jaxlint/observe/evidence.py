@@ -87,7 +87,7 @@ def merge(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                 kept["count"] += entry.get("count", 0)
                 if kind == "traces":
                     kept["new_functions"] += entry.get("new_functions", 0)
-                    for name in ("reasons", "signatures", "call_sites"):
+                    for name in ("reasons", "signatures", "call_sites", "log"):
                         kept[name] += [x for x in entry.get(name, []) if x not in kept[name]]
         merged["errors"] += [e for e in part.get("errors", []) if e not in merged["errors"]]
     return merged
@@ -97,6 +97,30 @@ def _shown(path: str) -> str:
     """A path as the report shows it: relative to the working folder when it is inside it."""
     relative = os.path.relpath(path)
     return path if relative.startswith("..") else relative
+
+
+# ---------------------------------------------------------------- what functions were given
+
+
+def observed_params(raw: Mapping[str, Any]) -> dict[str, dict[int, dict[str, str]]]:
+    """By resolved path, then a jitted function's first line: each parameter the run saw hold
+    an array on every call ("array") or a list, tuple, dict or other pytree ("container").
+    JAX names a pytree argument's leaves `name[0]`, `name['w']`, `name.field`."""
+    found: dict[str, dict[int, dict[str, str]]] = {}
+    for entry in raw.get("traces", {}).values():
+        kinds: dict[str, set[str]] = {}
+        for signature in entry.get("signatures", []):
+            names, types = signature.get("args", []), signature.get("types", [])
+            if len(names) != len(types):
+                continue
+            for name in names:
+                base = re.split(r"[\[.]", name, maxsplit=1)[0]
+                if base.isidentifier():
+                    kinds.setdefault(base, set()).add("array" if base == name else "container")
+        params = {name: kind.pop() for name, kind in kinds.items() if len(kind) == 1}
+        if params:
+            found.setdefault(entry["path"], {})[entry["line"]] = params
+    return found
 
 
 # ---------------------------------------------------------------- traces
@@ -130,10 +154,7 @@ def _from_traces(entry: Mapping[str, Any]) -> Iterator[Seen]:
         return
     reasons = [_reason(r) for r in entry.get("reasons", [])]
     needless = [r for r in reasons if not r.startswith("argument types")]
-    # a Python scalar on one call and an array on another: one needless compile of the whole
-    # function each time it flips, worth saying from the second
-    flips = any("Python scalar" in r for r in reasons)
-    if count >= MANY_TRACES or (count >= (2 if flips else NEEDLESS_TRACES) and needless):
+    if count >= MANY_TRACES or _retraced_in_place(entry.get("log", [])):
         why = _joined(needless or reasons)
         yield Seen(
             "JAX308",
@@ -148,6 +169,32 @@ def _from_traces(entry: Mapping[str, Any]) -> Iterator[Seen]:
             near,
             details={**details, "reasons": reasons},
         )
+
+
+def _retraced_in_place(log: list[list[Any]]) -> bool:
+    """Did one call site trace the function again with the argument types it traced it with
+    before: at least twice (a new static value, a changed config: three compiles), or once when
+    only a Python scalar became an array or back (`decay(x, 0.5)`, then `decay(x, rate)` with
+    `rate` an array from the second step on)?
+
+    Calls from different places (a test passing Python numbers, the library passing arrays
+    under `vmap`) compile apart by design; so do new shapes.
+    """
+    previous: dict[str, list[str]] = {}
+    same_types: dict[str, int] = {}
+    for site, types in log:
+        where = repr(site)
+        before = previous.get(where)
+        previous[where] = types
+        if before is None:
+            continue
+        if types == before:
+            same_types[where] = same_types.get(where, 0) + 1
+            if same_types[where] >= NEEDLESS_TRACES - 1:
+                return True
+        elif [t.rstrip("~") for t in types] == [t.rstrip("~") for t in before]:
+            return True  # only weak types changed
+    return False
 
 
 def _reason(text: str) -> str:

@@ -5,6 +5,7 @@ shows the same run-time evidence without running CMD again."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from jaxlint.cache import cache_folder, project_root
 from jaxlint.engine.config import Config
-from jaxlint.observe.evidence import Seen, merge, seen_in
+from jaxlint.observe.evidence import Seen, merge, observed_params, seen_in
 from jaxlint.verify.recording import (
     Shim,
     collected_records,
@@ -38,6 +39,8 @@ class Observation:
 
     command: str
     seen: dict[str, list[Seen]] = field(default_factory=dict)
+    # resolved path → a jitted function's first line → parameter → "array" / "container"
+    params: dict[str, dict[int, dict[str, str]]] = field(default_factory=dict)
     messages: list[str] = field(default_factory=list)
 
 
@@ -48,10 +51,12 @@ def observe(
     *,
     timeout_s: float,
     record: bool,
+    keep: bool = True,
 ) -> Observation:
     """Run `command` once with JAX watched; with `record`, also record the signatures of the
-    functions the fixes of `files` will verify (as `--examples-from` does). Keeps what it saw in
-    the cache; says what happened on stderr; never raises for the command's problems."""
+    functions the fixes of `files` will verify (as `--examples-from` does). With `keep`, keeps
+    what it saw in the cache; says what happened on stderr; never raises for the command's
+    problems."""
     label = f"--observe {command!r}"
     observation = Observation(command)
     argv, problem = command_argv(command, label)
@@ -81,9 +86,13 @@ def observe(
             observation.messages.extend(recorded.messages)
     for seen in seen_in(raw):
         observation.seen.setdefault(os.path.realpath(seen.path), []).append(seen)
+    observation.params = {
+        os.path.realpath(path): params for path, params in observed_params(raw).items()
+    }
     observation.messages.insert(0, _report(label, raw, observation, seconds, problem))
     observation.messages.extend(f"{label}: not observed: {e}" for e in raw["errors"][:3])
-    _store(observation, python_files)
+    if keep:
+        _store(observation, python_files)
     _say(observation)
     return observation
 
@@ -139,21 +148,22 @@ def _folder(path: Path | str, create: bool) -> Path:
 
 
 def _store(observation: Observation, files: Sequence[Path]) -> None:
-    """Each checked file's hazards under its source's key; an older entry of a file the run
-    saw nothing in goes."""
+    """Each checked file's hazards and parameter kinds under its source's key; an older entry
+    of a file the run saw nothing in goes."""
     for file in files:
         real = os.path.realpath(file)
+        seen, params = observation.seen.get(real), observation.params.get(real)
         try:
             source = file.read_text(encoding="utf-8")
-            target = _folder(file, create=bool(observation.seen.get(real))) / f"{_key(source)}.json"
-            seen = observation.seen.get(real)
-            if not seen:
+            target = _folder(file, create=bool(seen or params)) / f"{_key(source)}.json"
+            if not (seen or params):
                 target.unlink(missing_ok=True)
                 continue
             data = {
                 "path": str(file),
                 "command": observation.command,
-                "seen": [s.to_json() for s in seen],
+                "seen": [s.to_json() for s in seen or ()],
+                "params": {str(line): kinds for line, kinds in (params or {}).items()},
             }
             target.write_text(json.dumps(data, indent=1), encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
@@ -163,16 +173,51 @@ def _store(observation: Observation, files: Sequence[Path]) -> None:
             return
 
 
-def cached_seen(path: str, source: str) -> tuple[str, list[Seen]] | None:
-    """What an earlier observation run saw in the module at `path` with this very source: the
-    command and its hazards; None when no run saw anything there."""
-    if not path.endswith(".py") or not os.path.isfile(path):
+@dataclass(frozen=True)
+class Kept:
+    """What an earlier observation run saw in one module, kept for its source."""
+
+    command: str
+    seen: list[Seen]
+    params: dict[int, dict[str, str]]
+
+
+def cached_observation(path: str | Path, source: str) -> Kept | None:
+    """What an earlier observation run saw in the module at `path` with this very source;
+    None when no run saw anything there."""
+    if not str(path).endswith(".py") or not os.path.isfile(path):
         return None
     try:
-        file = _folder(path, create=False) / f"{_key(source)}.json"
+        folder = _folder(path, create=False)
+        if not _exists(folder):
+            return None  # no observation run in this project: the common case, one stat
+        file = folder / f"{_key(source)}.json"
         if not file.is_file():
             return None
         data = json.loads(file.read_text(encoding="utf-8"))
-        return data["command"], [Seen.from_json(s) for s in data["seen"]]
+        params = {int(line): dict(kinds) for line, kinds in data.get("params", {}).items()}
+        return Kept(data["command"], [Seen.from_json(s) for s in data["seen"]], params)
     except (OSError, ValueError, KeyError, TypeError):
         return None
+
+
+@functools.lru_cache(maxsize=64)
+def _exists(folder: Path) -> bool:
+    return folder.is_dir()
+
+
+def cached_params(files: Sequence[Path]) -> dict[str, dict[int, dict[str, str]]]:
+    """The parameter kinds earlier observation runs saw in the unchanged ones of `files`."""
+    _exists.cache_clear()  # a run since the last check (--watch) may have made the folder
+    found: dict[str, dict[int, dict[str, str]]] = {}
+    for file in files:
+        if not _exists(_folder(file, create=False)):
+            continue
+        try:
+            source = file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        kept = cached_observation(file, source)
+        if kept is not None and kept.params:
+            found[os.path.realpath(file)] = kept.params
+    return found

@@ -41,6 +41,7 @@ from typing import Any
 MAX_SIGNATURES = 8  # distinct argument signatures kept per traced function
 MAX_REASONS = 6  # distinct cache-miss explanations kept per traced function
 MAX_SITES = 6
+MAX_LOG = 200  # traces listed per function, with their call site and argument types
 MAX_KEYS = 20_000  # consumed keys remembered before the oldest are forgotten
 STACK_DEPTH = 6  # project frames kept per key use
 WRITE_EVERY_S = 1.0
@@ -141,14 +142,17 @@ class _ExplanationFilter(logging.Filter):
         return True
 
 
-def _avals(in_avals: Any) -> list[str]:
+def _avals(in_avals: Any, weak: bool = False) -> list[str]:
+    """The argument types of a trace (`float32[3]`); with `weak`, a Python scalar's weakly
+    typed value marked `~` (`float32[]~`), which JAX caches apart from an array's."""
     values = getattr(in_avals, "vals", None)
     if values is None:
         return []
     out = []
     for value in list(values)[:64]:
         short = getattr(value, "str_short", None)
-        out.append(short() if callable(short) else str(value))
+        text = short() if callable(short) else str(value)
+        out.append(text + "~" if weak and getattr(value, "weak_type", False) else text)
     return out
 
 
@@ -182,6 +186,7 @@ def _note_trace(debug_info: Any, in_avals: Any, explanations: list[str], new_kin
                 "reasons": [],
                 "signatures": [],
                 "call_sites": [],
+                "log": [],  # [call site, argument types] of each trace, in order
             }
             new_kind = True
         entry["count"] += 1
@@ -199,6 +204,8 @@ def _note_trace(debug_info: Any, in_avals: Any, explanations: list[str], new_kin
         site = stack[-1][:2] if stack else None
         if site and site not in entry["call_sites"] and len(entry["call_sites"]) < MAX_SITES:
             entry["call_sites"].append(site)
+        if len(entry["log"]) < MAX_LOG:
+            entry["log"].append([site, _avals(in_avals, weak=True)])
         _changed(new_kind)
 
 
