@@ -23,6 +23,7 @@ from jaxlint.analysis.project import (
 )
 from jaxlint.analysis.project_view import ProjectView
 from jaxlint.engine.config import Config, load_config
+from jaxlint.observe.run import cached_params
 
 
 class Session:
@@ -59,7 +60,12 @@ class Session:
         kept = self._indexes.get(key)
         if kept is not None and kept[0] == fingerprint:
             return kept[1]
-        index = build_project_index(files, jit_decorators, self.cache_root, unsaved=unsaved)
+        # what an earlier `--observe` run saw the unchanged modules' jitted functions given:
+        # the value analysis reads it here as the command line does
+        observed = cached_params(project_files(files))
+        index = build_project_index(
+            files, jit_decorators, self.cache_root, unsaved=unsaved, observed_params=observed
+        )
         self._indexes[key] = (fingerprint, index)
         return index
 

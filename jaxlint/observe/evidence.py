@@ -28,6 +28,7 @@ _STATIC = re.compile(
 )
 _WEAK = re.compile(r"\* at (?P<name>[\w.\[\]']+), now (?P<now>\S+)\{weak_type=(?P<weak>\w+)\}")
 _TYPE = re.compile(r"\* at (?P<name>[\w.\[\]']+), now (?P<now>\S+) and before (?P<before>\S+)")
+_OBJECT = re.compile(r"<[\w.]*?\.?(\w+) object at 0x[0-9a-f]+>")
 _KEY_NAME = re.compile(r"\['(\w+)'\]$")
 _INDEX = re.compile(r"\[(\d+)\]$")
 
@@ -138,7 +139,7 @@ def _from_traces(entry: Mapping[str, Any]) -> Iterator[Seen]:
         "signatures": entry.get("signatures", []),
         "call_sites": entry.get("call_sites", []),
     }
-    if fresh >= 2 and 2 * fresh >= count:
+    if _fresh_in_place(entry.get("log", [])):
         yield Seen(
             "JAX302",
             "fresh-function",
@@ -171,6 +172,20 @@ def _from_traces(entry: Mapping[str, Any]) -> Iterator[Seen]:
         )
 
 
+def _fresh_in_place(log: list[list[Any]]) -> bool:
+    """Did one call site trace the function at least twice, each time as a new function object
+    (`jax.jit(lambda ...)(x)` in a loop, a jit made per call of a step)? Tests that each jit
+    the same function once compile apart by design."""
+    fresh: dict[str, int] = {}
+    for site, _, new, *_ in (entry + [False] for entry in log):
+        if new:
+            where = repr(site)
+            fresh[where] = fresh.get(where, 0) + 1
+            if fresh[where] >= 2:
+                return True
+    return False
+
+
 def _retraced_in_place(log: list[list[Any]]) -> bool:
     """Did one call site trace the function again with the argument types it traced it with
     before: at least twice (a new static value, a changed config: three compiles), or once when
@@ -182,7 +197,7 @@ def _retraced_in_place(log: list[list[Any]]) -> bool:
     """
     previous: dict[str, list[str]] = {}
     same_types: dict[str, int] = {}
-    for site, types in log:
+    for site, types, *_ in log:
         where = repr(site)
         before = previous.get(where)
         previous[where] = types
@@ -205,7 +220,12 @@ def _reason(text: str) -> str:
         named = _KEY_NAME.search(where)
         index = _INDEX.search(where)
         argument = f"`{named[1]}`" if named else (f"#{index[1]}" if index else where)
-        return f"static argument {argument} changed: {static['before']} → {static['now']}"
+        before, now = _OBJECT.sub(r"`\1`", static["before"]), _OBJECT.sub(r"`\1`", static["now"])
+        if before == now:  # two objects of a class that hashes by identity
+            return (
+                f"static argument {argument} is a new {now} object on each call: one compile each"
+            )
+        return f"static argument {argument} changed: {before} → {now}"
     weak = _WEAK.search(text)
     if weak:
         name = weak["name"]

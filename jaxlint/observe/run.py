@@ -84,11 +84,15 @@ def observe(
             recorded = collected_records(refs, work, problem, label)
             store_outcome(recorded)
             observation.messages.extend(recorded.messages)
-    for seen in seen_in(raw):
-        observation.seen.setdefault(os.path.realpath(seen.path), []).append(seen)
-    observation.params = {
-        os.path.realpath(path): params for path, params in observed_params(raw).items()
-    }
+    try:
+        for seen in seen_in(raw):
+            observation.seen.setdefault(os.path.realpath(seen.path), []).append(seen)
+        observation.params = {
+            os.path.realpath(path): params for path, params in observed_params(raw).items()
+        }
+    except (KeyError, TypeError, ValueError, IndexError) as exc:  # a shim of another version
+        observation.seen, observation.params = {}, {}
+        observation.messages.append(f"{label}: cannot read what the run showed: {exc!r}")
     observation.messages.insert(0, _report(label, raw, observation, seconds, problem))
     observation.messages.extend(f"{label}: not observed: {e}" for e in raw["errors"][:3])
     if keep:

@@ -186,14 +186,17 @@ def _note_trace(debug_info: Any, in_avals: Any, explanations: list[str], new_kin
                 "reasons": [],
                 "signatures": [],
                 "call_sites": [],
-                "log": [],  # [call site, argument types] of each trace, in order
+                # [call site, argument types, for a new function object?] of each trace
+                "log": [],
             }
             new_kind = True
         entry["count"] += 1
+        fresh = False
         for message in explanations:
             reason = _explanation_reason(message)
             if reason.startswith("a new function object"):
                 entry["new_functions"] += 1
+                fresh = True
             elif reason and reason not in entry["reasons"] and len(entry["reasons"]) < MAX_REASONS:
                 entry["reasons"].append(reason)
         arg_names = list(getattr(debug_info, "arg_names", None) or ())
@@ -205,7 +208,7 @@ def _note_trace(debug_info: Any, in_avals: Any, explanations: list[str], new_kin
         if site and site not in entry["call_sites"] and len(entry["call_sites"]) < MAX_SITES:
             entry["call_sites"].append(site)
         if len(entry["log"]) < MAX_LOG:
-            entry["log"].append([site, _avals(in_avals, weak=True)])
+            entry["log"].append([site, _avals(in_avals, weak=True), fresh])
         _changed(new_kind)
 
 
