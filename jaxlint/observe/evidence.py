@@ -94,6 +94,17 @@ def merge(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return merged
 
 
+def in_tests(path: str) -> bool:
+    """Is `path` test code (`test_*.py`, `*_test.py`, `conftest.py`, or under a `tests`/`test`
+    folder)? A test calls the code under test the way it wants to try it: many static values,
+    many shapes, one key for two implementations. The hazards a run shows are in how the
+    project's own code calls."""
+    parts = path.replace("\\", "/").split("/")
+    name = parts[-1]
+    test_file = name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+    return test_file or any(part in ("tests", "test") for part in parts[:-1])
+
+
 def _shown(path: str) -> str:
     """A path as the report shows it: relative to the working folder when it is inside it."""
     relative = os.path.relpath(path)
@@ -155,7 +166,9 @@ def _from_traces(entry: Mapping[str, Any]) -> Iterator[Seen]:
         return
     reasons = [_reason(r) for r in entry.get("reasons", [])]
     needless = [r for r in reasons if not r.startswith("argument types")]
-    if count >= MANY_TRACES or _retraced_in_place(entry.get("log", [])):
+    log = entry.get("log", [])
+    in_project = sum(1 for site, *_ in log if site and not in_tests(site[0]))
+    if in_project >= MANY_TRACES or _retraced_in_place(log):
         why = _joined(needless or reasons)
         yield Seen(
             "JAX308",
@@ -178,7 +191,7 @@ def _fresh_in_place(log: list[list[Any]]) -> bool:
     the same function once compile apart by design."""
     fresh: dict[str, int] = {}
     for site, _, new, *_ in (entry + [False] for entry in log):
-        if new:
+        if new and site and not in_tests(site[0]):
             where = repr(site)
             fresh[where] = fresh.get(where, 0) + 1
             if fresh[where] >= 2:
@@ -198,6 +211,8 @@ def _retraced_in_place(log: list[list[Any]]) -> bool:
     previous: dict[str, list[str]] = {}
     same_types: dict[str, int] = {}
     for site, types, *_ in log:
+        if not site or in_tests(site[0]):
+            continue
         where = repr(site)
         before = previous.get(where)
         previous[where] = types
@@ -300,6 +315,9 @@ def _from_reuse(entry: Mapping[str, Any]) -> list[Seen]:
             )
         ]
     here, before = second[split], first[split]
+    deeper = len(first) > split + 1 or len(second) > split + 1
+    if deeper and (in_tests(here[0]) or in_tests(before[0])):
+        return []  # a test fed one key to the code under test twice: the reuse is the point
     where = f"line {before[1]}" if before[0] == here[0] else f"{_shown(before[0])}:{before[1]}"
     near = {frame[1] for frame in (*first, *second) if frame[0] == here[0]}
     return [

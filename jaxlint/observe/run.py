@@ -144,8 +144,13 @@ def _key(source: str) -> str:
     return hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()[:40]
 
 
+@functools.lru_cache(maxsize=256)
+def _root(folder: str) -> Path:
+    return project_root(folder)
+
+
 def _folder(path: Path | str, create: bool) -> Path:
-    folder = cache_folder(project_root(path), create) / OBSERVED_FOLDER
+    folder = cache_folder(_root(os.path.dirname(os.path.abspath(path))), create) / OBSERVED_FOLDER
     if create:
         folder.mkdir(parents=True, exist_ok=True)
     return folder
