@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 from jaxlint.diagnostics import SHOWN_IN_DIFF, Diagnostic
 from jaxlint.engine.config import Config, ConfigError, load_config, parse_code_list
@@ -28,13 +28,11 @@ from jaxlint.files import (
     unified_diff,
     write_fixes,
 )
+from jaxlint.observe.run import Observation, observe, params_for, seen_for
 from jaxlint.output import FORMATS, HUMAN_FORMATS, formatter, tool_version
 from jaxlint.output.escape import to_stderr
 from jaxlint.output.progress import Progress
 from jaxlint.session import Session
-
-if TYPE_CHECKING:  # (the observation run loads only when asked for)
-    from jaxlint.observe.run import Observation
 
 SUBCOMMANDS = ("check", "rule", "rules", "server", "verify")
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -267,7 +265,7 @@ def _check_once(args: argparse.Namespace) -> int:
         options = replace(
             options,
             cache_root=cache_root,
-            observed_params=_observed_params(observation, python_files, args.no_cache),
+            observed_params=params_for(observation, python_files, use_cache=not args.no_cache),
         )
         progress = Progress(enabled=False if args.quiet else None)
         progress.start(len(found.files))
@@ -377,8 +375,6 @@ def _observe(
         raise UsageError("--observe records the example inputs too: give it alone")
     if args.examples_timeout <= 0:
         raise UsageError("--examples-timeout must be positive")
-    from jaxlint.observe.run import observe
-
     record = options.fix and options.verify
     return observe(
         command,
@@ -390,49 +386,27 @@ def _observe(
     )
 
 
-def _observed_params(
-    observation: Observation | None, files: Sequence[Path], no_cache: bool
-) -> dict[str, dict[int, dict[str, str]]]:
-    """What the value analysis learns from this run's observation, or an earlier one's kept
-    for the unchanged files: the kinds of values jitted functions' parameters held."""
-    if observation is not None:
-        return observation.params
-    if no_cache:
-        return {}
-    from jaxlint.observe.run import cached_params
-
-    return cached_params(files)
-
-
 def _with_observations(
     outcomes: Sequence[FileOutcome], observation: Observation | None, config: Config, no_cache: bool
 ) -> list[FileOutcome]:
     """Each file's findings with what this run's observation (or, for an unchanged file, an
     earlier one kept in the cache) showed."""
     from jaxlint.observe.attach import with_evidence
-    from jaxlint.observe.run import cached_observation
 
     out = []
     for outcome in outcomes:
-        source = outcome.source
         seen = None
-        if source is None or outcome.error:
-            out.append(outcome)
-            continue
-        if observation is not None:
-            found = observation.seen.get(os.path.realpath(outcome.path))
-            seen = (observation.command, found) if found else None
-        elif not no_cache:
-            kept = cached_observation(outcome.path, source)
-            seen = (kept.command, kept.seen) if kept is not None and kept.seen else None
+        if outcome.source is not None and not outcome.error:
+            seen = seen_for(outcome.path, outcome.source, observation, use_cache=not no_cache)
         if seen is not None:
+            command, hazards = seen
             diagnostics = with_evidence(
                 outcome.diagnostics,
-                seen[1],
+                hazards,
                 path=outcome.path,
-                source=source,
+                source=outcome.source or "",
                 config=config,
-                command=seen[0],
+                command=command,
             )
             outcome = replace(outcome, diagnostics=tuple(diagnostics))
         out.append(outcome)

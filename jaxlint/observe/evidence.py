@@ -24,7 +24,7 @@ NEEDLESS_TRACES = 3
 _STATIC = re.compile(
     r"at input path (?P<path>\S+), now <class '[\w.]*Static'> with pytree metadata "
     r"Static\(val=(?P<now>.*?)\) and before <class '[\w.]*Static'> with pytree metadata "
-    r"Static\(val=(?P<before>.*?)\), so"
+    r"Static\(val=(?P<before>.*?)\)(?:, so|\s*$)"
 )
 _WEAK = re.compile(r"\* at (?P<name>[\w.\[\]']+), now (?P<now>\S+)\{weak_type=(?P<weak>\w+)\}")
 _TYPE = re.compile(r"\* at (?P<name>[\w.\[\]']+), now (?P<now>\S+) and before (?P<before>\S+)")
@@ -168,7 +168,8 @@ def _from_traces(entry: Mapping[str, Any]) -> Iterator[Seen]:
     needless = [r for r in reasons if not r.startswith("argument types")]
     log = entry.get("log", [])
     in_project = sum(1 for site, *_ in log if site and not in_tests(site[0]))
-    if in_project >= MANY_TRACES or _retraced_in_place(log):
+    unbounded = any(_unbounded(r) for r in reasons)
+    if in_project >= MANY_TRACES or (unbounded and _retraced_in_place(log)):
         why = _joined(needless or reasons)
         yield Seen(
             "JAX308",
@@ -183,6 +184,26 @@ def _from_traces(entry: Mapping[str, Any]) -> Iterator[Seen]:
             near,
             details={**details, "reasons": reasons},
         )
+
+
+def _unbounded(reason: str) -> bool:
+    """A retrace whose cause takes a new value on every step rather than one per configuration:
+    a float static argument (a decaying step size, a temperature), a static object that hashes
+    by identity (new on each call), a Python scalar turned array, a changed tracing context. A
+    static int, string or tuple (a size, a depth, a mode) compiles once per configuration: a
+    sweep over a few of them is how static arguments are meant to be used."""
+    if "Python scalar" in reason or "tracing context" in reason or "object on each call" in reason:
+        return True
+    static = re.match(r"static argument \S+ changed: (?P<before>.*) → (?P<now>.*)$", reason)
+    return static is not None and any(_is_float(static[part]) for part in ("before", "now"))
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return not text.lstrip("-").isdigit()
 
 
 def _fresh_in_place(log: list[list[Any]]) -> bool:
@@ -270,6 +291,11 @@ def _joined(reasons: list[str]) -> str:
 
 def _advice(reasons: list[str]) -> str:
     """What to do about the commonest cause."""
+    if any("object on each call" in r for r in reasons):
+        return (
+            "a static object hashes by identity unless its class says otherwise: give it "
+            "value equality (a frozen dataclass), or pass its arrays as traced arguments"
+        )
     if any(r.startswith("static argument") for r in reasons):
         return (
             "a static argument compiles once per value: pass a value that changes as a traced "

@@ -230,3 +230,25 @@ def cached_params(files: Sequence[Path]) -> dict[str, dict[int, dict[str, str]]]
         if kept is not None and kept.params:
             found[os.path.realpath(file)] = kept.params
     return found
+
+
+def params_for(
+    observation: Observation | None, files: Sequence[Path], *, use_cache: bool
+) -> dict[str, dict[int, dict[str, str]]]:
+    """What the value analysis learns from this run's observation, or from an earlier one's
+    kept for the unchanged files: what jitted functions' parameters held."""
+    if observation is not None:
+        return observation.params
+    return cached_params(files) if use_cache else {}
+
+
+def seen_for(
+    path: str, source: str, observation: Observation | None, *, use_cache: bool
+) -> tuple[str, list[Seen]] | None:
+    """The command and the hazards this run's observation (else an earlier one, kept for this
+    very source) showed in the module at `path`; None when none did."""
+    if observation is not None:
+        found = observation.seen.get(os.path.realpath(path))
+        return (observation.command, found) if found else None
+    kept = cached_observation(path, source) if use_cache else None
+    return (kept.command, kept.seen) if kept is not None and kept.seen else None

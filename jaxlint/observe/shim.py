@@ -163,7 +163,7 @@ def _explanation_reason(message: str) -> str:
         again = any("re-defined repeatedly" in line for line in lines)
         return "a new function object" + (" on the line of an earlier one" if again else "")
     kept = [line.strip() for line in lines if line.strip().startswith("*") or "differ" in line]
-    return " ".join(kept[-3:])[:400] if kept else " ".join(x.strip() for x in lines)[:400]
+    return " ".join(kept[-3:])[:1200] if kept else " ".join(x.strip() for x in lines)[:1200]
 
 
 def _note_trace(debug_info: Any, in_avals: Any, explanations: list[str], new_kind: bool) -> None:
