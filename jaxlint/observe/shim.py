@@ -274,11 +274,14 @@ def _leak_event(event: dict[str, Any]) -> None:
 class _TraceWatcher:
     """Stands in for `pe.trace_to_jaxpr`: calls it, then notes the trace and checks for a leak."""
 
-    def __init__(self, wrapped: Any, trace_type: Any) -> None:
+    def __init__(self, wrapped: Any) -> None:
         self._wrapped = wrapped
-        self._trace_type = trace_type
 
-    def __call__(self, fun: Any, in_avals: Any, debug_info: Any, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # (fun, in_avals, debug_info, *context): JAX passes them by position; any other way
+        # of calling is passed through as it came
+        in_avals = args[1] if len(args) > 1 else kwargs.get("in_avals")
+        debug_info = args[2] if len(args) > 2 else kwargs.get("debug_info")
         explanations: list[str] = []
         stack = getattr(_local, "explanations", None)
         if stack is None:
@@ -290,7 +293,7 @@ class _TraceWatcher:
         stack.append(explanations)
         first_trace = len(traces)
         try:
-            result = self._wrapped(fun, in_avals, debug_info, *args, **kwargs)
+            result = self._wrapped(*args, **kwargs)
         finally:
             stack.pop()
             made = traces[first_trace:]
@@ -325,7 +328,7 @@ def _watch_traces(jax: Any) -> None:
                 traces.append(weakref.ref(self))
 
     trace_type.__init__ = __init__  # type: ignore[method-assign]  # jax's class, patched
-    pe.trace_to_jaxpr = _TraceWatcher(pe.trace_to_jaxpr, trace_type)
+    pe.trace_to_jaxpr = _TraceWatcher(pe.trace_to_jaxpr)
     if not jax.config.jax_explain_cache_misses:
         _own_flag[0] = True
         jax.config.update("jax_explain_cache_misses", True)
