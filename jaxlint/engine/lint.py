@@ -220,11 +220,9 @@ def _observed_hints(index: ModuleIndex, observed: Mapping[int, Mapping[str, str]
     """What a run saw a jitted function's parameters hold is evidence of their kind, as a call
     site's argument is (`FunctionInfo.param_hints`): an array every call, or a pytree."""
     for function in index.functions:
-        node = function.node
-        if isinstance(node, ast.Lambda):
+        if isinstance(function.node, ast.Lambda):
             continue
-        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-        for name, hint in observed.get(first, {}).items():
+        for name, hint in observed.get(function.start_line, {}).items():
             if name in function.params:
                 function.param_hints.setdefault(name, set()).add(hint)
 
