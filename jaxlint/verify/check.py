@@ -219,7 +219,7 @@ def _in_float64(leaf: Any) -> Any:
     """A 32- or 16-bit float (or complex) array as its 64-bit widening; anything else as is."""
     if isinstance(leaf, (jax.Array, np.ndarray)) and jnp.issubdtype(leaf.dtype, jnp.inexact):
         wide = jnp.complex128 if jnp.issubdtype(leaf.dtype, jnp.complexfloating) else jnp.float64
-        return jnp.asarray(leaf, wide)
+        return jax.device_put(np.asarray(leaf).astype(wide))  # exact; no conversion compiled
     return leaf
 
 
