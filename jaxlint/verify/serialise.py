@@ -36,9 +36,8 @@ def _leaf_to_wire(value: Any) -> dict[str, Any]:
         value = jax.random.key_data(value)
     if isinstance(value, (jax.Array, np.ndarray, np.generic, *_SCALARS)):
         try:
-            # a NumPy value or a Python scalar through jnp, for the dtype JAX gives it
-            # (float → float32); a JAX array as it is (jnp.asarray would compile a copy)
-            array = np.asarray(value if isinstance(value, jax.Array) else jnp.asarray(value))
+            # through jnp, so a Python scalar gets the dtype JAX gives it (float → float32)
+            array = np.asarray(jnp.asarray(value))
         except (TypeError, ValueError, OverflowError):  # an object array, a huge Python int
             array = None
         if array is not None and array.dtype != object:
